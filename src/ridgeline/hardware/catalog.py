@@ -1,0 +1,227 @@
+"""The GPU catalog: a data file inside the package, extendable with the user's own file."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import asdict, dataclass, field, fields
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ridgeline.errors import InputFileError, SchemaError, UnknownNameError
+
+__all__ = ["GPU", "Catalog", "load_catalog", "get_gpu", "PRECISIONS"]
+
+#: precisions the catalog has peaks for, in the order used everywhere
+PRECISIONS = ("sp", "dp", "hp", "int")
+_PEAK_FIELD = {
+    "sp": "peak_fp32_tflops",
+    "dp": "peak_fp64_tflops",
+    "hp": "peak_fp16_tflops",
+    "int": "peak_int32_tops",
+}
+_REQUIRED = (
+    "name",
+    "vendor",
+    "architecture",
+    "sm_count",
+    "base_clock_mhz",
+    "boost_clock_mhz",
+    "peak_fp32_tflops",
+    "peak_fp64_tflops",
+    "peak_fp16_tflops",
+    "peak_int32_tops",
+    "dram_bandwidth_gbps",
+    "memory_gb",
+    "l2_mb",
+    "source",
+)
+
+
+@dataclass(frozen=True)
+class GPU:
+    """One GPU as numbers: peaks, bandwidth, SMs, caches."""
+
+    name: str
+    vendor: str
+    architecture: str
+    sm_count: int
+    base_clock_mhz: float
+    boost_clock_mhz: float
+    peak_fp32_tflops: float
+    peak_fp64_tflops: float
+    peak_fp16_tflops: float
+    peak_int32_tops: float
+    dram_bandwidth_gbps: float
+    memory_gb: float
+    l2_mb: float
+    source: str
+    aliases: tuple[str, ...] = ()
+    compute_capability: str | None = None
+    gfx_target: str | None = None
+    fp32_lanes_per_sm: int | None = None
+    fp64_lanes_per_sm: int | None = None
+    int32_lanes_per_sm: int | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def bandwidth(self) -> float:
+        """DRAM bandwidth in bytes per second."""
+        return self.dram_bandwidth_gbps * 1e9
+
+    @property
+    def l2_bytes(self) -> int:
+        return int(self.l2_mb * 1024 * 1024)
+
+    @property
+    def sm_arch(self) -> str | None:
+        """nvcc architecture name (``sm_86``) for NVIDIA GPUs."""
+        if not self.compute_capability:
+            return None
+        return "sm_" + self.compute_capability.replace(".", "")
+
+    def peak(self, precision: str, clock: str = "boost", int_lanes: str = "int32") -> float:
+        """Peak rate in operations per second (FLOP/s with FMA = 2; integer op/s).
+
+        ``clock="base"`` scales to the base clock: from the per-SM lane counts where the
+        catalog has them, else by base/boost. ``int_lanes="fp32"`` counts one integer
+        operation per FP32 lane per clock (how the 2025 roofline paper computed it).
+        """
+        if precision not in _PEAK_FIELD:
+            raise UnknownNameError("precision", precision, PRECISIONS)
+        if clock not in ("base", "boost"):
+            raise UnknownNameError("clock", clock, ("base", "boost"))
+        mhz = self.base_clock_mhz if clock == "base" else self.boost_clock_mhz
+        lanes = {
+            "sp": self.fp32_lanes_per_sm,
+            "dp": self.fp64_lanes_per_sm,
+            "int": self.fp32_lanes_per_sm if int_lanes == "fp32" else self.int32_lanes_per_sm,
+        }.get(precision)
+        if lanes is not None and (clock == "base" or precision == "int"):
+            per_lane = 1 if precision == "int" else 2
+            return float(self.sm_count * lanes * per_lane * mhz * 1e6)
+        boost_peak = float(getattr(self, _PEAK_FIELD[precision])) * 1e12
+        return boost_peak * mhz / self.boost_clock_mhz
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["aliases"] = list(self.aliases)
+        extra = d.pop("extra")
+        d.update(extra)
+        return d
+
+    @classmethod
+    def from_mapping(cls, raw: Mapping[str, Any], where: str) -> GPU:
+        missing = [k for k in _REQUIRED if k not in raw]
+        if missing:
+            raise SchemaError(
+                f"{where}: GPU {raw.get('name', '?')!r} lacks required fields {missing}"
+            )
+        known = {f.name for f in fields(cls)} - {"extra"}
+        kwargs = {k: v for k, v in raw.items() if k in known}
+        kwargs["aliases"] = tuple(raw.get("aliases", ()))
+        kwargs["extra"] = {k: v for k, v in raw.items() if k not in known}
+        for k in _REQUIRED[3:13]:
+            v = kwargs[k]
+            if not isinstance(v, int | float) or v <= 0:
+                raise SchemaError(
+                    f"{where}: GPU {raw['name']!r} field {k} must be a positive number, got {v!r}"
+                )
+        return cls(**kwargs)
+
+
+def _key(name: str) -> str:
+    """Normalise a GPU name for lookups: case, spaces, dashes and vendor words ignored."""
+    s = name.lower()
+    s = re.sub(r"\b(nvidia|geforce|tesla|amd|radeon|instinct)\b", " ", s)
+    return re.sub(r"[^a-z0-9]", "", s)
+
+
+class Catalog:
+    """GPUs by name and alias, case-insensitive."""
+
+    def __init__(self, gpus: Iterable[GPU] = ()) -> None:
+        self._gpus: dict[str, GPU] = {}
+        self._index: dict[str, str] = {}
+        for g in gpus:
+            self.add(g)
+
+    def add(self, gpu: GPU) -> None:
+        """Add or replace a GPU (a user's file overrides the shipped entry of the same name)."""
+        old = self._gpus.get(gpu.name)
+        if old is not None:
+            self._index = {k: v for k, v in self._index.items() if v != old.name}
+        self._gpus[gpu.name] = gpu
+        for alias in (gpu.name, *gpu.aliases):
+            self._index[_key(alias)] = gpu.name
+            self._index[alias.lower()] = gpu.name
+
+    def get(self, name: str | GPU) -> GPU:
+        if isinstance(name, GPU):
+            return name
+        hit = self._index.get(name.lower()) or self._index.get(_key(name))
+        if hit is None:
+            raise UnknownNameError("GPU", name, self._gpus)
+        return self._gpus[hit]
+
+    def __iter__(self) -> Iterator[GPU]:
+        return iter(self._gpus.values())
+
+    def __len__(self) -> int:
+        return len(self._gpus)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and (
+            name.lower() in self._index or _key(name) in self._index
+        )
+
+    def extended(self, path: str | Path) -> Catalog:
+        """A new catalog with the GPUs of a user's TOML or JSON file added or overriding."""
+        new = Catalog(self)
+        for g in _read_file(Path(path)):
+            new.add(g)
+        return new
+
+
+def _read_file(path: Path) -> list[GPU]:
+    if not path.is_file():
+        raise InputFileError(f"GPU file {str(path)!r} does not exist or is not a file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise InputFileError(f"GPU file {path}: not UTF-8 (byte {e.start})") from None
+    return _parse(text, str(path), json_format=path.suffix.lower() == ".json")
+
+
+def _parse(text: str, where: str, json_format: bool) -> list[GPU]:
+    try:
+        data: Any = json.loads(text) if json_format else tomllib.loads(text)
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as e:
+        raise InputFileError(f"GPU file {where}: {e}") from None
+    items = data.get("gpu", data.get("gpus")) if isinstance(data, dict) else data
+    if not isinstance(items, list):
+        raise SchemaError(
+            f"GPU file {where}: expected a list of GPUs ([[gpu]] tables in TOML, "
+            "or a JSON array / {{\"gpus\": [...]}})"
+        )
+    return [GPU.from_mapping(g, f"{where} entry {i}") for i, g in enumerate(items)]
+
+
+@lru_cache(maxsize=1)
+def _builtin() -> Catalog:
+    text = resources.files("ridgeline").joinpath("data/hardware/gpus.toml").read_text("utf-8")
+    return Catalog(_parse(text, "ridgeline/data/hardware/gpus.toml", json_format=False))
+
+
+def load_catalog(gpu_file: str | Path | None = None) -> Catalog:
+    """The shipped catalog, extended by *gpu_file* when given."""
+    cat = _builtin()
+    return cat.extended(gpu_file) if gpu_file else Catalog(cat)
+
+
+def get_gpu(name: str | GPU, gpu_file: str | Path | None = None) -> GPU:
+    return load_catalog(gpu_file).get(name)

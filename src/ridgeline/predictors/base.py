@@ -1,0 +1,160 @@
+"""The one predictor interface: ``predict(kernel, launch, gpu) -> Prediction``."""
+
+from __future__ import annotations
+
+import abc
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ridgeline._registry import Registry
+from ridgeline.errors import LaunchError
+from ridgeline.hardware import GPU, Counts, Label, get_rule, rule_names, time_lower_bound
+
+__all__ = [
+    "Dim3",
+    "parse_dim3",
+    "KernelRef",
+    "Launch",
+    "Prediction",
+    "Predictor",
+    "PREDICTORS",
+]
+
+Dim3 = tuple[int, int, int]
+_DIM_RE = re.compile(r"^\s*[\(\[]?\s*([^()\[\]]*?)\s*[\)\]]?\s*$")
+
+
+def parse_dim3(text: str | int | tuple[int, ...] | list[int] | None, what: str = "size") -> Dim3:
+    """Read a grid or block size given as ``(256, 1, 1)``, ``256``, ``256,1,1`` or ``256x2``."""
+    if text is None:
+        raise LaunchError(f"{what} is missing")
+    if isinstance(text, int):
+        vals = [text]
+    elif isinstance(text, tuple | list):
+        vals = list(text)
+    else:
+        m = _DIM_RE.match(str(text))
+        parts = [x for x in re.split(r"[,x\s]+", m.group(1) if m else "") if x]
+        try:
+            vals = [int(float(x)) if float(x).is_integer() else -1 for x in parts]
+        except ValueError:
+            raise LaunchError(
+                f"{what} {text!r} is not understood; use forms like '(256, 1, 1)', '256' or "
+                "'256,1,1'"
+            ) from None
+    if not 1 <= len(vals) <= 3 or any(v < 1 for v in vals):
+        raise LaunchError(
+            f"{what} {text!r} must have 1 to 3 positive integers, e.g. '(256, 1, 1)' or '256'"
+        )
+    vals += [1] * (3 - len(vals))
+    return (int(vals[0]), int(vals[1]), int(vals[2]))
+
+
+@dataclass(frozen=True)
+class KernelRef:
+    """Which kernel: its name and the program that holds it."""
+
+    name: str
+    sources: tuple[Path, ...] = ()
+    language: str | None = None  # "cuda", "omp", "opencl"; None: detect
+    defines: tuple[str, ...] = ()
+
+    @property
+    def program_dir(self) -> Path | None:
+        if not self.sources:
+            return None
+        first = self.sources[0]
+        return first if first.is_dir() else first.parent
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How the kernel is launched: grid and block (None: take them from the source) and the
+    program's command-line arguments."""
+
+    grid: Dim3 | None = None
+    block: Dim3 | None = None
+    args: str = ""
+
+    @classmethod
+    def parse(cls, grid: Any = None, block: Any = None, args: str | None = "") -> Launch:
+        return cls(
+            grid=None if grid in (None, "") else parse_dim3(grid, "grid"),
+            block=None if block in (None, "") else parse_dim3(block, "block"),
+            args="" if args is None else str(args),
+        )
+
+    @property
+    def threads(self) -> int | None:
+        if self.grid is None or self.block is None:
+            return None
+        g, b = self.grid, self.block
+        return g[0] * g[1] * g[2] * b[0] * b[1] * b[2]
+
+
+@dataclass
+class Prediction:
+    """What a predictor says about one kernel launch on one GPU."""
+
+    kernel: str
+    gpu: str
+    counts: Counts
+    time_s: float | None
+    predictor: str
+    labels: dict[str, Label] = field(default_factory=dict)
+    confidence: float | None = None  # probability the paper-a class is right, when known
+    origin: dict[str, str] = field(default_factory=dict)  # which path produced each number
+    notes: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_counts(
+        cls,
+        kernel: str,
+        gpu: GPU,
+        counts: Counts,
+        predictor: str,
+        time_s: float | None = None,
+        **kw: Any,
+    ) -> Prediction:
+        """Derive every rule's label (and the roofline time bound when no time is given)."""
+        labels = {r: get_rule(r).classify(counts, gpu) for r in rule_names()}
+        if time_s is None:
+            time_s = time_lower_bound(counts, gpu)
+        return cls(kernel, gpu.name, counts, time_s, predictor, labels, **kw)
+
+    def to_dict(self) -> dict[str, Any]:
+        c = self.counts
+        return {
+            "kernel": self.kernel,
+            "gpu": self.gpu,
+            "predictor": self.predictor,
+            "flops_sp": c.flops_sp,
+            "flops_dp": c.flops_dp,
+            "flops_hp": c.flops_hp,
+            "int_ops": c.int_ops,
+            "dram_bytes": c.dram_bytes,
+            "time_s": self.time_s,
+            "class": {k: v.value for k, v in self.labels.items()},
+            "intensity": next(
+                (v.intensity for v in self.labels.values() if v.intensity), None
+            ),
+            "confidence": self.confidence,
+            "origin": dict(self.origin),
+            "notes": list(self.notes),
+        }
+
+
+class Predictor(abc.ABC):
+    """Everything that predicts implements this, so one harness compares them."""
+
+    name: str = "predictor"
+
+    @abc.abstractmethod
+    def predict(self, kernel: KernelRef, launch: Launch, gpu: GPU) -> Prediction:
+        """Predict counts, time and classes of one launch of *kernel* on *gpu*."""
+
+
+#: predictors by name; implementations add themselves: ``PREDICTORS.add("name", Class)``
+PREDICTORS: Registry[type[Predictor]] = Registry("predictor")
