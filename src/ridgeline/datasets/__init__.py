@@ -1,0 +1,22 @@
+"""Ground-truth datasets: a registry of named loaders, one schema, program-grouped splits."""
+
+from ridgeline.datasets.location import data_dir, data_file
+from ridgeline.datasets.readers import program_of, read_csv, require_columns
+from ridgeline.datasets.registry import DATASETS, Dataset, clgen_sources, dataset_names, load
+from ridgeline.datasets.splits import group_kfold, leave_one_gpu_out, train_test_by_program
+
+__all__ = [
+    "DATASETS",
+    "Dataset",
+    "clgen_sources",
+    "data_dir",
+    "data_file",
+    "dataset_names",
+    "group_kfold",
+    "leave_one_gpu_out",
+    "load",
+    "program_of",
+    "read_csv",
+    "require_columns",
+    "train_test_by_program",
+]
