@@ -17,6 +17,8 @@ log = logging.getLogger("ridgeline")
 #: modules that register subcommands, in the order --help lists them
 COMMAND_MODULES = [
     "ridgeline.cli.gpus",
+    "ridgeline.cli.label",
+    "ridgeline.cli.datasets",
     "ridgeline.cli.eval",
 ]
 

@@ -1,0 +1,149 @@
+import json
+import math
+
+import pytest
+
+from ridgeline.errors import InputFileError, SchemaError, UnknownNameError
+from ridgeline.hardware import GPU, get_gpu, load_catalog
+
+REQUIRED_GPUS = [
+    "GTX 970", "HD 7970", "V100", "T4", "RTX 3080", "RTX 3090", "RTX 4090", "A10",
+    "A100 40GB", "A100 80GB", "L4", "L40S", "H100 SXM", "H100 PCIe", "H200", "B200",
+    "MI100", "MI250X", "MI300X",
+]
+
+
+def test_catalog_has_the_required_gpus_with_positive_numbers():
+    cat = load_catalog()
+    assert len(cat) >= 20
+    for name in REQUIRED_GPUS:
+        g = cat.get(name)
+        for f in ("sm_count", "base_clock_mhz", "boost_clock_mhz", "peak_fp32_tflops",
+                  "peak_fp64_tflops", "peak_fp16_tflops", "peak_int32_tops",
+                  "dram_bandwidth_gbps", "memory_gb", "l2_mb"):
+            assert getattr(g, f) > 0, (name, f)
+        assert g.base_clock_mhz <= g.boost_clock_mhz
+        assert g.source
+        assert g.compute_capability or g.gfx_target
+
+
+def test_vendors_old_and_new():
+    vendors = {g.vendor for g in load_catalog()}
+    assert vendors == {"NVIDIA", "AMD"}
+
+
+@pytest.mark.parametrize("alias", ["3080", "rtx3080", "NVIDIA GeForce RTX 3080", "RTX 3080",
+                                   "geforce rtx 3080", "GeForce RTX 3080"])
+def test_aliases_resolve_case_insensitively(alias):
+    assert get_gpu(alias).name == "GeForce RTX 3080"
+
+
+def test_data_device_names_resolve():
+    assert get_gpu("A100").name == "NVIDIA A100 SXM4 40GB"
+    assert get_gpu("NVIDIA A100-SXM4-40GB").name == "NVIDIA A100 SXM4 40GB"
+    assert get_gpu("A10").name == "NVIDIA A10"
+    assert get_gpu("tahiti").vendor == "AMD"
+
+
+def test_unknown_gpu_lists_closest_names():
+    with pytest.raises(UnknownNameError) as e:
+        get_gpu("rtx3070")
+    msg = str(e.value)
+    assert "rtx3070" in msg and "GeForce RTX 3080" in msg and "did you mean" in msg
+
+
+def test_boost_peak_matches_published_figure_within_2pct():
+    for g in load_catalog():
+        if g.fp32_lanes_per_sm:
+            derived = g.sm_count * g.fp32_lanes_per_sm * 2 * g.boost_clock_mhz * 1e6
+            assert math.isclose(derived, g.peak_fp32_tflops * 1e12, rel_tol=0.02), g.name
+
+
+def test_user_file_adds_and_overrides(tmp_path):
+    f = tmp_path / "mine.toml"
+    f.write_text(
+        """
+[[gpu]]
+name = "My Card"
+aliases = ["mycard"]
+vendor = "NVIDIA"
+architecture = "Test"
+compute_capability = "8.6"
+sm_count = 10
+base_clock_mhz = 1000
+boost_clock_mhz = 1500
+peak_fp32_tflops = 3.84
+peak_fp64_tflops = 0.06
+peak_fp16_tflops = 3.84
+peak_int32_tops = 0.96
+dram_bandwidth_gbps = 100
+memory_gb = 8
+l2_mb = 2
+source = "test"
+
+[[gpu]]
+name = "GeForce RTX 3080"
+aliases = ["3080"]
+vendor = "NVIDIA"
+architecture = "Ampere"
+compute_capability = "8.6"
+sm_count = 68
+base_clock_mhz = 1440
+boost_clock_mhz = 1710
+peak_fp32_tflops = 29.77
+peak_fp64_tflops = 0.465
+peak_fp16_tflops = 29.77
+peak_int32_tops = 7.44
+dram_bandwidth_gbps = 760.3
+memory_gb = 10
+l2_mb = 5
+source = "override"
+"""
+    )
+    cat = load_catalog(f)
+    assert cat.get("mycard").sm_count == 10
+    assert cat.get("rtx3080").source == "override"
+    assert load_catalog().get("rtx3080").source != "override"  # shipped catalog untouched
+
+
+def test_user_json_file(tmp_path):
+    g = load_catalog().get("t4").to_dict()
+    g["name"], g["aliases"] = "T4 Clone", ["t4clone"]
+    f = tmp_path / "g.json"
+    f.write_text(json.dumps([g]))
+    assert load_catalog(f).get("t4clone").dram_bandwidth_gbps == 320.0
+
+
+def test_bad_user_files(tmp_path):
+    missing = tmp_path / "nope.toml"
+    with pytest.raises(InputFileError, match="does not exist"):
+        load_catalog(missing)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[[gpu]]\nname = 'x'\n")
+    with pytest.raises(SchemaError, match="lacks required fields"):
+        load_catalog(bad)
+    neg = tmp_path / "neg.toml"
+    neg.write_text(
+        (tmp_path / "bad.toml").read_text()
+        + "vendor='a'\narchitecture='b'\nsm_count=-1\nbase_clock_mhz=1\nboost_clock_mhz=1\n"
+        "peak_fp32_tflops=1\npeak_fp64_tflops=1\npeak_fp16_tflops=1\npeak_int32_tops=1\n"
+        "dram_bandwidth_gbps=1\nmemory_gb=1\nl2_mb=1\nsource='s'\n"
+    )
+    with pytest.raises(SchemaError, match="sm_count must be a positive number"):
+        load_catalog(neg)
+    syntax = tmp_path / "syntax.toml"
+    syntax.write_text("[[gpu]\n")
+    with pytest.raises(InputFileError, match="syntax.toml"):
+        load_catalog(syntax)
+    latin = tmp_path / "latin.toml"
+    latin.write_bytes(b"name = '\xe9'\n")
+    with pytest.raises(InputFileError, match="not UTF-8"):
+        load_catalog(latin)
+
+
+def test_gpu_is_numbers_not_name():
+    g = get_gpu("a100")
+    assert isinstance(g, GPU)
+    assert g.bandwidth == pytest.approx(1555e9)
+    assert g.l2_bytes == 40 * 1024 * 1024
+    assert g.sm_arch == "sm_80"
