@@ -22,7 +22,14 @@ from ridgeline.errors import InputFileError, SchemaError
 from ridgeline.hardware import load_catalog
 from ridgeline.predictors.base import parse_dim3
 
-__all__ = ["read_csv", "require_columns", "program_of", "canonical_gpu", "dims", "read_clgen_sources"]
+__all__ = [
+    "read_csv",
+    "require_columns",
+    "program_of",
+    "canonical_gpu",
+    "dims",
+    "read_clgen_sources",
+]
 
 _SUFFIX = re.compile(r"-(cuda|omp|sycl|hip|ocl)$")
 
@@ -69,7 +76,10 @@ def dims(series: pd.Series, what: str) -> pd.Series:
 
 
 def clean_args(series: pd.Series) -> pd.Series:
-    return series.map(lambda v: "" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v))
+    def clean(v: object) -> str:
+        return "" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v)
+
+    return series.map(clean)
 
 
 def read_clgen_sources(archive: Path) -> dict[str, str]:

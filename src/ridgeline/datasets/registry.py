@@ -137,9 +137,9 @@ for _ds in (
             "static SASS opcode histogram per compiled kernel and architecture",
             _with_source_columns),
     Dataset("clgen-nvidia", "clgen/nvidia-clgen.csv",
-            "CLgen OpenCL kernels timed on a GTX 970 (runtime_gpu, ms, transfers included)", _clgen),
+            "CLgen OpenCL kernels timed on a GTX 970 (runtime_gpu, ms, with transfers)", _clgen),
     Dataset("clgen-amd", "clgen/amd-clgen.csv",
-            "CLgen OpenCL kernels timed on an HD 7970 (runtime_gpu, ms, transfers included)", _clgen),
+            "CLgen OpenCL kernels timed on an HD 7970 (runtime_gpu, ms, with transfers)", _clgen),
 ):
     DATASETS.add(_ds.name, _ds)
 
