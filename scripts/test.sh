@@ -16,7 +16,7 @@ for f in scripts/setup.d/*.sh; do
 done
 "$PY" -m pip install -q -e '.[test]'
 echo "== lint"
-"$PY" -m ruff check src tests benchmarks
+"$PY" -m ruff check src tests $(ls benchmarks/*.py >/dev/null 2>&1 && echo benchmarks)
 "$PY" -m mypy
 echo "== tests"
 set +e
