@@ -1,0 +1,105 @@
+"""What the ridgeline-only scenarios add to a prompt: the kernel's SASS (``sass``, via
+:mod:`ridgeline.compile`) and ridgeline's own predicted counts (``tool-augmented``, via a
+predictor from the PREDICTORS registry)."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ridgeline.errors import MissingDependencyError, UnknownNameError, UsageError
+from ridgeline.hardware import get_gpu, intensities
+from ridgeline.llm.paper_a import hecbench_sources_root
+from ridgeline.llm.scenarios import KernelPrompt, Scenario
+
+__all__ = ["extras_for", "tool_summary", "default_tool_predictor", "sass_text"]
+
+#: predictors tried, in order, when tool-augmented gets no --tool-predictor
+TOOL_PREFERENCE = ("learned", "analytic")
+_PREDICTOR_MODULES = ("ridgeline.predictors.learned", "ridgeline.predictors.analytic")
+
+
+def _registry() -> Any:
+    from ridgeline.predictors import PREDICTORS
+
+    for mod in _PREDICTOR_MODULES:
+        try:
+            importlib.import_module(mod)
+        except ImportError:
+            continue
+    return PREDICTORS
+
+
+def default_tool_predictor() -> str:
+    reg = _registry()
+    for name in TOOL_PREFERENCE:
+        if name in reg:
+            return name
+    raise UsageError(
+        "the tool-augmented scenario needs a count predictor, but none of "
+        f"{list(TOOL_PREFERENCE)} is registered (registered: {reg.names() or 'none'}); "
+        "pass --tool-predictor NAME"
+    )
+
+
+def tool_summary(counts: Any) -> str:
+    """One line of predicted counts and intensities for the prompt."""
+    ai = intensities(counts)
+    return (
+        f"single-precision FLOPs {counts.flops_sp:.4g}, double-precision FLOPs "
+        f"{counts.flops_dp:.4g}, integer operations {counts.int_ops:.4g}, DRAM bytes "
+        f"{counts.dram_bytes:.4g}; intensities: single {ai['sp']:.4g} FLOP/B, double "
+        f"{ai['dp']:.4g} FLOP/B, integer {ai['int']:.4g} op/B."
+    )
+
+
+def _tool(name: str, gpu_name: str) -> Callable[[Any, KernelPrompt], None]:
+    from ridgeline.predictors import KernelRef, Launch
+
+    reg = _registry()
+    if name not in reg:
+        raise UnknownNameError("predictor", name, reg.names())
+    predictor = reg.get(name)()
+    gpu = get_gpu(gpu_name)
+
+    def add(row: Any, prompt: KernelPrompt) -> None:
+        folder = hecbench_sources_root() / str(row.source)
+        ref = KernelRef(name=str(row.kernel), sources=(folder,), language=str(row.model_type))
+        launch = Launch.parse(tuple(row.grid), tuple(row.block), str(row.exe_args or ""))
+        pred = predictor.predict(ref, launch, gpu)
+        prompt.tool_name = name
+        prompt.tool_summary = tool_summary(pred.counts)
+
+    return add
+
+
+def sass_text(folder: Path, kernel: str, language: str) -> str:
+    """SASS of *kernel* compiled from the program in *folder* (ridgeline.compile)."""
+    try:
+        comp = importlib.import_module("ridgeline.compile")
+    except ImportError as e:
+        raise MissingDependencyError("ridgeline.compile (nvcc + cuobjdump)",
+                                     "pip install 'ridgeline[cuda]' and CUDA's nvcc", str(e)) \
+            from None
+    fn = getattr(comp, "kernel_sass", None)
+    if fn is None:
+        raise MissingDependencyError("ridgeline.compile.kernel_sass",
+                                     "pip install 'ridgeline[cuda]' and CUDA's nvcc")
+    return str(fn(folder, kernel, language=language))
+
+
+def _sass(row: Any, prompt: KernelPrompt) -> None:
+    folder = hecbench_sources_root() / str(row.source)
+    prompt.sass = sass_text(folder, str(row.kernel), str(row.model_type))
+
+
+def extras_for(scenario: Scenario, tool_predictor: str | None,
+               gpu: str) -> Callable[[Any, KernelPrompt], None] | None:
+    """The prompt additions *scenario* needs (None when it needs none)."""
+    if "tool" in scenario.needs:
+        return _tool(tool_predictor or default_tool_predictor(), gpu)
+    if "sass" in scenario.needs:
+        return _sass
+    return None

@@ -1,0 +1,56 @@
+"""``ridgeline eval --task paper-a --predictor llm --model NAME --scenario zero-shot``."""
+
+from __future__ import annotations
+
+import argparse
+
+from ridgeline.errors import UsageError
+from ridgeline.evaluation.tasks import EVAL_TASKS, EvalTask
+
+__all__ = ["run_task"]
+
+
+def run_task(args: argparse.Namespace) -> int:
+    from ridgeline.cli._common import print_table
+    from ridgeline.llm.experiment import PaperARun, run_paper_a
+
+    predictor = (args.predictor or "llm").lower()
+    if predictor not in ("llm", "llm-classifier"):
+        raise UsageError(
+            f"task 'paper-a' evaluates LLMs (--predictor llm); got --predictor {predictor!r}. "
+            "Count predictors are compared on the hecbench task."
+        )
+    if not args.model:
+        raise UsageError("task 'paper-a' needs --model (e.g. smollm2, openai:gpt-4o-mini)")
+    scenario = args.scenario or "zero-shot"
+    run = PaperARun(
+        model=args.model,
+        scenario=scenario,
+        base_url=args.base_url,
+        backend=getattr(args, "backend", None),
+        data_dir=args.data_dir,
+        out=args.out,
+        limit=args.limit,
+        split=getattr(args, "split", None) or ("validation" if scenario == "fine-tune"
+                                               else "all"),
+        concurrency=getattr(args, "concurrency", None),
+        max_source_tokens=getattr(args, "max_source_tokens", None),
+        max_tokens=getattr(args, "max_tokens", None),
+        tool_predictor=getattr(args, "tool_predictor", None),
+        seed=args.seed,
+    )
+    frame, table, out = run_paper_a(run)
+    print(f"paper-a, scenario {scenario}, model {args.model}: {len(frame)} kernels "
+          f"({int(frame.cached.fillna(False).astype(bool).sum())} from cache, "
+          f"{int(frame.error.notna().sum())} errors)")
+    print_table(list(table.columns), table.itertuples(index=False))
+    print(f"results: {out}")
+    return 0
+
+
+EVAL_TASKS.add(
+    "paper-a",
+    EvalTask("paper-a", "2025 roofline paper: LLM says Compute/Bandwidth for 243 HeCBench "
+             "kernels (--predictor llm --model NAME --scenario zero-shot|few-shot|...)",
+             run_task),
+)

@@ -1,0 +1,128 @@
+"""A whole paper-a run: rows -> prompts -> cached answers -> per-kernel results and the
+paper's table, written with provenance."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ridgeline.llm.cache import ResponseCache, default_cache_path
+from ridgeline.llm.client import LLMClient
+from ridgeline.llm.paper_a import build_items, paper_table, results_frame
+from ridgeline.llm.runner import run_items
+from ridgeline.llm.scenarios import KernelPrompt, get_scenario
+from ridgeline.llm.session import is_embedded, open_backend
+from ridgeline.llm.settings import GenerationSettings
+
+__all__ = ["PaperARun", "run_paper_a"]
+
+log = logging.getLogger(__name__)
+#: o200k tokens of program source kept for the embedded model (8,192-token context)
+EMBEDDED_SOURCE_TOKENS = 4500
+
+
+@dataclass
+class PaperARun:
+    """Settings of one run (all of them land in the provenance)."""
+
+    model: str
+    scenario: str = "zero-shot"
+    base_url: str | None = None
+    backend: str | None = None
+    data_dir: str | None = None
+    sources_root: str | None = None
+    out: str = "runs/eval"
+    limit: int | None = None
+    split: str = "all"  # "all" | "train" | "validation"
+    concurrency: int | None = None
+    max_source_tokens: int | None = None
+    max_tokens: int | None = None
+    reasoning_effort: str | None = None
+    tool_predictor: str | None = None
+    cache_path: str | None = None
+    seed: int = 4839
+    gpu: str = "rtx3080"
+    progress: bool = True
+    extras: Callable[[Any, KernelPrompt], None] | None = field(default=None, repr=False)
+
+    def settings(self) -> GenerationSettings:
+        return GenerationSettings.for_model(self.model, self.max_tokens, self.reasoning_effort)
+
+
+def _rows(run: PaperARun) -> pd.DataFrame:
+    from ridgeline.datasets import load
+
+    df = load("paper-a", run.data_dir)
+    if run.split == "train":
+        df = df[df.is_train]
+    elif run.split == "validation":
+        df = df[~df.is_train]
+    return df.head(run.limit) if run.limit else df
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")
+
+
+def run_paper_a(run: PaperARun) -> tuple[pd.DataFrame, pd.DataFrame, Path]:
+    """Run *run*; return (per-kernel results, the paper's table, output folder)."""
+    from ridgeline.evaluation import provenance
+    from ridgeline.llm.augment import extras_for
+
+    scenario = get_scenario(run.scenario)
+    df = _rows(run)
+    embedded = is_embedded(run.model) and not run.base_url
+    max_src = run.max_source_tokens or (EMBEDDED_SOURCE_TOKENS if embedded else None)
+    conc = run.concurrency or int(os.environ.get("RIDGELINE_LLM_CONCURRENCY", 1 if embedded
+                                                 else 4))
+    extras = run.extras or extras_for(scenario, run.tool_predictor, run.gpu)
+    items = build_items(df, scenario, Path(run.sources_root) if run.sources_root else None,
+                        run.gpu, "paper-a", max_src, extras)
+    cache = ResponseCache(run.cache_path or default_cache_path())
+    t0 = time.monotonic()
+    with open_backend(run.model, run.base_url, run.backend) as backend:
+        backend.http.concurrency = conc
+        client = LLMClient(backend, run.settings(), cache)
+        results = run_items(client, scenario, items, conc, run.progress)
+        endpoint = backend.endpoint
+    wall = time.monotonic() - t0
+    cache.close()
+    frame = results_frame(results)
+    table = paper_table(frame)
+    out = Path(run.out) / f"paper-a_{_slug(run.scenario)}_{_slug(run.model)}"
+    out.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(out / "results.csv", index=False)
+    frame.drop(columns=["response"]).to_parquet(out / "results.parquet", index=False)
+    table.to_csv(out / "table.csv", index=False)
+    asked = int((~frame.cached.fillna(False).astype(bool) & frame.error.isna()).sum())
+    summary = {
+        "table": table.to_dict(orient="records"),
+        "rows": len(frame),
+        "asked": asked,
+        "cache_hits": int(frame.cached.fillna(False).astype(bool).sum()),
+        "errors": int(frame.error.notna().sum()),
+        "wall_s": round(wall, 2),
+        "kernels_per_minute": round(60 * len(frame) / wall, 2) if wall > 0 else None,
+        "tokens_in": int(frame.tokens_in.fillna(0).sum()),
+        "tokens_out": int(frame.tokens_out.fillna(0).sum()),
+        "cost_usd": None if frame.cost_usd.isna().all() else float(frame.cost_usd.sum()),
+        "provenance": provenance(
+            dataset="paper-a", split=run.split, predictor="llm",
+            settings={"model": run.model, "endpoint": endpoint, "scenario": scenario.tag,
+                      "template": scenario.cache_tag, **run.settings().to_dict(),
+                      "max_source_tokens": max_src, "concurrency": conc,
+                      "tool_predictor": run.tool_predictor, "gpu": run.gpu,
+                      "limit": run.limit},
+            seed=run.seed),
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    return frame, table, out

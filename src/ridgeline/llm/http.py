@@ -1,0 +1,181 @@
+"""The one HTTP base for every LLM backend: retries with bounded backoff on 429/5xx/timeouts
+and unreadable bodies, a concurrency limit, timeouts and auth headers. Backends only build
+requests and read responses. Standard library only (urllib)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from http.client import HTTPException
+from typing import Any
+
+from ridgeline.errors import BackendError
+
+__all__ = [
+    "HttpRequest",
+    "HttpResponse",
+    "HttpClient",
+    "AuthenticationError",
+    "EndpointError",
+    "ModelNotFoundError",
+    "ContextLengthError",
+    "redact",
+]
+
+log = logging.getLogger(__name__)
+RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524})
+
+
+class AuthenticationError(BackendError):
+    """The endpoint refused the API key (401/403) or no key was given."""
+
+
+class EndpointError(BackendError):
+    """The base URL cannot be reached or does not speak the OpenAI chat API."""
+
+
+class ModelNotFoundError(BackendError):
+    """The server does not have the requested model."""
+
+
+class ContextLengthError(BackendError):
+    """The prompt is longer than the model's context window."""
+
+
+def redact(text: str, secrets: tuple[str, ...]) -> str:
+    """*text* with every secret replaced by ``***`` (keys never reach logs or files)."""
+    for s in secrets:
+        if s:
+            text = text.replace(s, "***")
+    return text
+
+
+@dataclass(frozen=True)
+class HttpRequest:
+    method: str
+    url: str
+    headers: dict[str, str] = field(default_factory=dict)
+    body: dict[str, Any] | None = None
+    secrets: tuple[str, ...] = ()  # values to scrub from any message
+
+    @property
+    def shown_url(self) -> str:
+        return redact(self.url, self.secrets)
+
+
+@dataclass(frozen=True)
+class HttpResponse:
+    status: int
+    data: Any
+    attempts: int
+    latency_s: float
+
+
+class _Retryable(Exception):
+    def __init__(self, why: str, retry_after: float | None = None) -> None:
+        super().__init__(why)
+        self.retry_after = retry_after
+
+
+class HttpClient:
+    """POST/GET JSON with retries. *max_retries* bounds the attempts (1 + retries);
+    backoff doubles from *backoff_s* up to *max_backoff_s*, honouring Retry-After."""
+
+    def __init__(
+        self,
+        timeout_s: float = 120.0,
+        max_retries: int = 4,
+        backoff_s: float = 1.0,
+        max_backoff_s: float = 30.0,
+        concurrency: int = 4,
+    ) -> None:
+        self.timeout_s = timeout_s
+        self.max_retries = max_retries
+        self.backoff_s = backoff_s
+        self.max_backoff_s = max_backoff_s
+        self.concurrency = concurrency
+        self._slots = threading.BoundedSemaphore(max(1, concurrency))
+
+    def send(self, req: HttpRequest) -> HttpResponse:
+        """Send *req*; return the parsed JSON of a 2xx answer or raise a BackendError."""
+        t0 = time.monotonic()
+        last = ""
+        for attempt in range(1, self.max_retries + 2):
+            try:
+                with self._slots:
+                    status, data = self._once(req)
+                return HttpResponse(status, data, attempt, time.monotonic() - t0)
+            except _Retryable as e:
+                last = str(e)
+                if attempt > self.max_retries:
+                    break
+                delay = self._delay(attempt, e.retry_after)
+                log.info("%s: %s; retry %d in %.1fs", req.shown_url, last, attempt, delay)
+                time.sleep(delay)
+        raise BackendError(
+            f"{req.method} {req.shown_url} failed after {self.max_retries + 1} attempts: {last}"
+        )
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        base = min(self.max_backoff_s, self.backoff_s * 2 ** (attempt - 1))
+        if retry_after is not None:
+            base = min(self.max_backoff_s, max(base, retry_after))
+        return base * (0.75 + 0.5 * random.random())
+
+    def _once(self, req: HttpRequest) -> tuple[int, Any]:
+        body = None if req.body is None else json.dumps(req.body).encode("utf-8")
+        headers = {"Accept": "application/json", **req.headers}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        r = urllib.request.Request(req.url, data=body, headers=headers, method=req.method)
+        try:
+            with urllib.request.urlopen(r, timeout=self.timeout_s) as resp:
+                raw = resp.read()
+                status = resp.status
+        except urllib.error.HTTPError as e:
+            return self._http_error(req, e)
+        except TimeoutError:
+            raise _Retryable(f"no answer within {self.timeout_s:g}s") from None
+        except urllib.error.URLError as e:
+            if isinstance(e.reason, TimeoutError):
+                raise _Retryable(f"no answer within {self.timeout_s:g}s") from None
+            raise EndpointError(
+                f"cannot reach {req.shown_url}: {e.reason}; check the base URL "
+                "(--base-url or the service's *_BASE_URL variable) and that the server runs"
+            ) from None
+        except (HTTPException, ConnectionError) as e:
+            raise _Retryable(f"connection broken ({type(e).__name__}: {e})") from None
+        try:
+            return status, json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise _Retryable(f"answer is not JSON ({len(raw)} bytes: {raw[:80]!r})") from None
+
+    def _http_error(self, req: HttpRequest, e: urllib.error.HTTPError) -> tuple[int, Any]:
+        try:
+            text = e.read().decode("utf-8", "replace")
+        except (HTTPException, OSError):
+            text = ""
+        text = redact(text, req.secrets)[:500]
+        if e.code in RETRY_STATUS:
+            ra = e.headers.get("Retry-After") if e.headers else None
+            try:
+                retry_after = float(ra) if ra else None
+            except ValueError:
+                retry_after = None
+            raise _Retryable(f"HTTP {e.code}: {text[:200]}", retry_after) from None
+        low = text.lower()
+        if e.code in (401, 403):
+            raise AuthenticationError(
+                f"{req.shown_url} refused the API key (HTTP {e.code}): {text[:200]}"
+            ) from None
+        if "context" in low and ("length" in low or "window" in low or "exceed" in low):
+            raise ContextLengthError(f"prompt too long for the model: {text[:300]}") from None
+        if e.code == 404 and "model" in low:
+            raise ModelNotFoundError(f"{req.shown_url}: {text[:300]}") from None
+        raise BackendError(f"{req.method} {req.shown_url}: HTTP {e.code}: {text}") from None

@@ -1,0 +1,119 @@
+"""Run many prompts through a cached client: concurrency, progress, one bad item never
+stops the batch, a killed run resumes from the cache (nothing is asked twice)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ridgeline.errors import BackendError, RidgelineError
+from ridgeline.llm.backends import Message
+from ridgeline.llm.client import LLMClient
+from ridgeline.llm.http import AuthenticationError, EndpointError, ModelNotFoundError
+from ridgeline.llm.pricing import cost_usd
+from ridgeline.llm.scenarios import Scenario
+
+__all__ = ["Item", "ItemResult", "run_items", "FATAL_ERRORS"]
+
+log = logging.getLogger(__name__)
+#: errors that concern the whole run, not one item: they stop it
+FATAL_ERRORS = (AuthenticationError, EndpointError, ModelNotFoundError)
+
+
+@dataclass
+class Item:
+    """One prompt to ask: its messages (None when building them failed: see *error*)."""
+
+    id: str
+    messages: list[Message] | None
+    truth: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+
+@dataclass
+class ItemResult:
+    id: str
+    truth: str | None
+    answer: str | None
+    correct: bool
+    response: str | None
+    cached: bool = False
+    latency_s: float | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost_usd: float | None = None
+    attempts: int = 0
+    error: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def row(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.update(d.pop("meta"))
+        return d
+
+
+def _one(client: LLMClient, scenario: Scenario, item: Item) -> ItemResult:
+    if item.messages is None:
+        return ItemResult(item.id, item.truth, None, False, None, error=item.error,
+                          meta=item.meta)
+    try:
+        comp = client.ask(item.messages, scenario.cache_tag)
+    except FATAL_ERRORS:
+        raise
+    except (BackendError, RidgelineError) as e:
+        return ItemResult(item.id, item.truth, None, False, None,
+                          error=f"{type(e).__name__}: {e}", meta=item.meta)
+    answer = scenario.parse(comp.text)
+    return ItemResult(
+        id=item.id,
+        truth=item.truth,
+        meta=item.meta,
+        answer=answer,
+        correct=answer is not None and answer == item.truth,
+        response=comp.text,
+        cached=comp.cached,
+        latency_s=comp.latency_s,
+        tokens_in=comp.tokens_in,
+        tokens_out=comp.tokens_out,
+        cost_usd=cost_usd(client.backend.model, comp.tokens_in, comp.tokens_out),
+        attempts=comp.attempts,
+    )
+
+
+def run_items(
+    client: LLMClient,
+    scenario: Scenario,
+    items: Sequence[Item],
+    concurrency: int = 4,
+    progress: bool = True,
+    on_result: Callable[[ItemResult], None] | None = None,
+) -> list[ItemResult]:
+    """Ask every item; results in the order of *items*. Errors of one item are recorded in
+    its result; errors about the endpoint (auth, URL, model) stop the run."""
+    from tqdm.auto import tqdm
+
+    results: dict[str, ItemResult] = {}
+    t0 = time.monotonic()
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool, tqdm(
+        total=len(items), desc=f"{scenario.name} {client.backend.model}", disable=not progress,
+        unit="kernel",
+    ) as bar:
+        futs = {pool.submit(_one, client, scenario, it): it for it in items}
+        try:
+            for fut in as_completed(futs):
+                res = fut.result()
+                results[res.id] = res
+                if on_result is not None:
+                    on_result(res)
+                bar.update(1)
+        except BaseException:
+            for f in futs:
+                f.cancel()
+            raise
+    log.info("%d items in %.1fs", len(items), time.monotonic() - t0)
+    return [results[it.id] for it in items]
