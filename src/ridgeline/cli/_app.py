@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "ridgeline.cli.label",
     "ridgeline.cli.datasets",
     "ridgeline.cli.eval",
+    "ridgeline.cli.llm",
 ]
 
 EPILOG = """examples:

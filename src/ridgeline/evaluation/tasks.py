@@ -27,7 +27,9 @@ class EvalTask:
 EVAL_TASKS: Registry[EvalTask] = Registry("evaluation task")
 
 #: modules that register tasks (imported on demand by load_tasks)
-TASK_MODULES: list[str] = []
+TASK_MODULES: list[str] = [
+    "ridgeline.llm.evaltask",
+]
 
 
 def load_tasks() -> Registry[EvalTask]:
