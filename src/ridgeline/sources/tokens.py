@@ -60,7 +60,7 @@ def encode(text: str, encoding: str = "o200k_base") -> list[int]:
     ``encode_ordinary``)."""
     kind, enc = _encoder(encoding)
     if kind == "quicktok":
-        return list(enc.encode(text))
+        return list(enc.encode_ordinary(text))
     fn: Callable[..., list[int]] = getattr(enc, "encode_ordinary", enc.encode)
     return list(fn(text))
 
