@@ -1,0 +1,2 @@
+/* ridgeline stub */
+#include "__ridgeline_cuda.h"

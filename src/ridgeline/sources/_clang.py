@@ -1,0 +1,143 @@
+"""libclang set-up: load the Python bindings, find a clang resource folder, parse text.
+
+libclang from PyPI ships no builtin headers. OpenCL C needs ``opencl-c-base.h`` and C/C++
+need ``stddef.h`` & co. from a clang *resource directory*; Debian's ``libclang-common-15-dev``
+(pulled in by ``clang-15`` and ``pocl-opencl-icd``) provides one. ``$RIDGELINE_CLANG_RESOURCE_DIR``
+overrides the search.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import glob
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from ridgeline.errors import MissingDependencyError
+
+__all__ = [
+    "cindex",
+    "resource_dir",
+    "stub_dir",
+    "parse_text",
+    "binary_operator",
+    "unary_operator",
+    "clang_available",
+]
+
+INSTALL_BINDINGS = "pip install 'ridgeline[clang]'"
+INSTALL_HEADERS = "apt-get install libclang-common-15-dev (or clang-15 / pocl-opencl-icd)"
+
+#: CXTranslationUnit_KeepGoing: do not stop at fatal errors such as a missing #include
+_KEEP_GOING = 0x200
+
+
+@functools.cache
+def cindex() -> Any:
+    """The ``clang.cindex`` module with its shared library loaded."""
+    try:
+        import clang.cindex as ci
+    except ImportError as e:
+        raise MissingDependencyError("libclang (Python bindings)", INSTALL_BINDINGS) from e
+    try:
+        ci.Index.create()
+    except Exception as e:  # the library itself failed to load
+        raise MissingDependencyError(
+            "libclang (shared library)", INSTALL_BINDINGS, detail=str(e)
+        ) from e
+    lib = ci.conf.lib
+    for fn in ("clang_getCursorBinaryOperatorKind", "clang_getCursorUnaryOperatorKind"):
+        f = getattr(lib, fn, None)
+        if f is not None:
+            f.argtypes = [ci.Cursor]
+            f.restype = ctypes.c_int
+    for fn in ("clang_getBinaryOperatorKindSpelling", "clang_getUnaryOperatorKindSpelling"):
+        f = getattr(lib, fn, None)
+        if f is not None:
+            f.argtypes = [ctypes.c_int]
+            f.restype = ci._CXString
+            f.errcheck = ci._CXString.from_result
+    return ci
+
+
+def _has_headers(d: Path) -> bool:
+    return (d / "include" / "opencl-c-base.h").is_file() and (d / "include" / "stddef.h").is_file()
+
+
+def _version_key(p: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", p))
+
+
+@functools.cache
+def resource_dir() -> str:
+    """A clang resource folder with the builtin headers (``include/opencl-c-base.h``)."""
+    env = os.environ.get("RIDGELINE_CLANG_RESOURCE_DIR")
+    if env:
+        if _has_headers(Path(env)):
+            return env
+        raise MissingDependencyError(
+            "clang resource headers", INSTALL_HEADERS,
+            detail=f"$RIDGELINE_CLANG_RESOURCE_DIR={env} has no include/opencl-c-base.h",
+        )
+    cands: list[str] = []
+    for exe in ("clang-15", "clang"):
+        path = shutil.which(exe)
+        if path:
+            try:
+                out = subprocess.run([path, "-print-resource-dir"], capture_output=True,
+                                     text=True, timeout=20).stdout.strip()
+            except (OSError, subprocess.SubprocessError):
+                out = ""
+            if out:
+                cands.append(out)
+    pats = ["/usr/lib/llvm-*/lib/clang/*", "/usr/lib/clang/*", "/usr/local/lib/clang/*"]
+    for pat in pats:
+        cands += sorted(glob.glob(pat), key=_version_key, reverse=True)
+    for c in cands:
+        if _has_headers(Path(c)):
+            return c
+    raise MissingDependencyError(
+        "clang resource headers (opencl-c-base.h, stddef.h)", INSTALL_HEADERS,
+        detail="searched " + ", ".join(pats),
+    )
+
+
+def stub_dir() -> str:
+    """The folder of small CUDA/OpenMP stub headers shipped with ridgeline."""
+    return str(Path(__file__).resolve().parent.parent / "data" / "stubs")
+
+
+def clang_available() -> bool:
+    """True when libclang and a resource folder are both usable."""
+    try:
+        cindex()
+        resource_dir()
+    except MissingDependencyError:
+        return False
+    return True
+
+
+def parse_text(filename: str, text: str, args: list[str]) -> Any:
+    """Parse *text* as if it were the file *filename*; returns a TranslationUnit."""
+    ci = cindex()
+    index = ci.Index.create()
+    full = [*args, "-resource-dir", resource_dir()]
+    opts = ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD | _KEEP_GOING
+    return index.parse(filename, args=full, unsaved_files=[(filename, text)], options=opts)
+
+
+def binary_operator(cursor: Any) -> str:
+    """The spelling of a BinaryOperator / CompoundAssignOperator cursor (``+``, ``*=`` ...)."""
+    lib = cindex().conf.lib
+    kind = lib.clang_getCursorBinaryOperatorKind(cursor)
+    return str(lib.clang_getBinaryOperatorKindSpelling(kind))
+
+
+def unary_operator(cursor: Any) -> str:
+    lib = cindex().conf.lib
+    return str(lib.clang_getUnaryOperatorKindSpelling(lib.clang_getCursorUnaryOperatorKind(cursor)))

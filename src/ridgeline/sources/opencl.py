@@ -1,0 +1,53 @@
+"""OpenCL C front end: ``__kernel`` functions with their parameters' address spaces."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ridgeline.sources._ast import FileSet, scan
+from ridgeline.sources._build import build_function_kernel, errors_of
+from ridgeline.sources._clang import cindex, parse_text
+from ridgeline.sources.model import Kernel
+
+__all__ = ["opencl_args", "opencl_kernels", "parse_opencl"]
+
+_KERNEL_RE = re.compile(r"\b(?:__)?kernel\b")
+
+
+def opencl_args(defines: list[str], include_dirs: list[str], std: str = "CL1.2") -> list[str]:
+    args = ["-x", "cl", f"-cl-std={std}", "-Xclang", "-finclude-default-header",
+            "-Wno-everything", "-ferror-limit=0"]
+    args += [f"-D{d}" for d in defines]
+    for d in include_dirs:
+        args += ["-I", d]
+    return args
+
+
+def _is_kernel(c: Any, files: FileSet) -> bool:
+    text = files.text_of(c)
+    head = text[: max(0, c.location.offset - c.extent.start.offset)]
+    return bool(_KERNEL_RE.search(head))
+
+
+def opencl_kernels(
+    decls: list[Any], files: FileSet, errors: list[tuple[str, int, str]]
+) -> list[Kernel]:
+    ck = cindex().CursorKind
+    out = []
+    for c in decls:
+        if c.kind == ck.FUNCTION_DECL and c.is_definition() and _is_kernel(c, files):
+            out.append(build_function_kernel(c, "opencl", files, errors))
+    return out
+
+
+def parse_opencl(
+    text: str, filename: str = "kernel.cl", defines: list[str] | None = None
+) -> list[Kernel]:
+    """Kernels of one OpenCL C source given as text (e.g. a CLgen kernel)."""
+    import os
+
+    name = os.path.normpath(os.path.abspath(filename))
+    files = FileSet(texts={name: text})
+    tu = parse_text(name, text, opencl_args(list(defines or []), []))
+    return opencl_kernels(scan(tu, files), files, errors_of(tu, files))

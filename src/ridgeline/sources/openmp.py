@@ -1,0 +1,199 @@
+"""OpenMP offload front end: each ``#pragma omp target ...`` region (not ``target data`` /
+``update`` / ``enter`` / ``exit``), with its enclosing function, clauses and source line, and
+the mapping from runtime kernel names (``main_l57``, ``__omp_offloading_<dev>_<file>_<fn>_l<line>``)
+back to a region."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ridgeline.sources._ast import FileSet, collect_callees, extract_text
+from ridgeline.sources._build import errors_between
+from ridgeline.sources._clang import cindex, stub_dir
+from ridgeline.sources.model import Kernel, Param, TargetRegion
+
+__all__ = ["omp_args", "omp_kernels", "parse_directive", "split_omp_name", "match_omp_name"]
+
+_NOT_KERNELS = ("OMP_TARGET_DATA_DIRECTIVE", "OMP_TARGET_UPDATE_DIRECTIVE",
+                "OMP_TARGET_ENTER_DATA_DIRECTIVE", "OMP_TARGET_EXIT_DATA_DIRECTIVE")
+_CONSTRUCTS = {"target", "teams", "distribute", "parallel", "for", "simd", "loop"}
+_CLAUSE_RE = re.compile(r"([A-Za-z_]\w*)\s*(\()?")
+_NAME_RE = re.compile(r"^(?P<hint>.*?)_l(?P<line>\d+)$")
+_OFFLOAD_RE = re.compile(r"^_*omp_offloading_[0-9a-fA-F]+_[0-9a-fA-F]+_+")
+
+
+def omp_args(defines: list[str], include_dirs: list[str], lang: str = "c++") -> list[str]:
+    args = ["-x", lang, "-fopenmp", "-isystem", stub_dir(), "-Wno-everything", "-ferror-limit=0"]
+    if lang == "c++":
+        args.append("-std=c++17")
+    args += [f"-D{d}" for d in defines]
+    for d in include_dirs:
+        args += ["-I", d]
+    return args
+
+
+def parse_directive(text: str) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
+    """``#pragma omp target teams ... map(to: a[0:n])`` -> constructs and clauses."""
+    body = re.sub(r"^\s*#\s*pragma\s+omp\s+", "", text.replace("\\\n", " "))
+    constructs: list[str] = []
+    clauses: dict[str, list[str]] = {}
+    i = 0
+    while i < len(body):
+        m = _CLAUSE_RE.match(body, i)
+        if not m:
+            i += 1
+            continue
+        word = m.group(1)
+        if m.group(2):
+            depth, j = 1, m.end()
+            while j < len(body) and depth:
+                depth += {"(": 1, ")": -1}.get(body[j], 0)
+                j += 1
+            clauses.setdefault(word, []).append(" ".join(body[m.end():j - 1].split()))
+            i = j
+        else:
+            if word in _CONSTRUCTS and not clauses:
+                constructs.append(word)
+            else:
+                clauses.setdefault(word, [])
+            i = m.end()
+    return tuple(constructs), {k: tuple(v) for k, v in clauses.items()}
+
+
+def _pragma_text(text: str, line: int) -> str:
+    lines = text.split("\n")
+    i = line - 1
+    if i >= len(lines):
+        return ""
+    out = [lines[i]]
+    while out[-1].rstrip().endswith("\\") and i + 1 < len(lines):
+        i += 1
+        out.append(lines[i])
+    return "\n".join(out)
+
+
+def _captured(directive: Any) -> list[Param]:
+    """Variables used in the region but declared outside it (what the region reads/writes)."""
+    ck = cindex().CursorKind
+    tk = cindex().TypeKind
+    lo, hi = directive.extent.start.offset, directive.extent.end.offset
+    seen: dict[str, Param] = {}
+    for c in directive.walk_preorder():
+        if c.kind != ck.DECL_REF_EXPR:
+            continue
+        ref = c.referenced
+        if ref is None or ref.kind not in (ck.VAR_DECL, ck.PARM_DECL) or ref.spelling in seen:
+            continue
+        if ref.location.file is not None and lo <= ref.location.offset <= hi and (
+            str(ref.location.file) == str(directive.location.file)
+        ):
+            continue
+        t = ref.type
+        canon = t.get_canonical()
+        pointer = canon.kind in (tk.POINTER, tk.CONSTANTARRAY, tk.INCOMPLETEARRAY)
+        inner = (canon.get_pointee() if canon.kind == tk.POINTER else canon.element_type) \
+            if pointer else canon
+        size = inner.get_size()
+        seen[ref.spelling] = Param(
+            name=ref.spelling, type=t.spelling, pointer=pointer,
+            element_type=inner.spelling.replace("const ", ""),
+            element_size=size if size > 0 else None,
+            address_space="global" if pointer else "private",
+            const=bool(inner.is_const_qualified()),
+        )
+    return list(seen.values())
+
+
+def _regions_in(func: Any) -> list[Any]:
+    ck = cindex().CursorKind
+    skip = {getattr(ck, n) for n in _NOT_KERNELS}
+    out = []
+    for c in func.walk_preorder():
+        name = c.kind.name
+        if name.startswith("OMP_TARGET") and c.kind not in skip:
+            out.append(c)
+    return out
+
+
+def omp_kernels(
+    decls: list[Any], files: FileSet, errors: list[tuple[str, int, str]]
+) -> list[Kernel]:
+    ck = cindex().CursorKind
+    fn_kinds = (ck.FUNCTION_DECL, ck.FUNCTION_TEMPLATE, ck.CXX_METHOD)
+    out = []
+    stack = list(decls)
+    while stack:
+        f = stack.pop()
+        if f.kind in (ck.CLASS_DECL, ck.STRUCT_DECL, ck.CLASS_TEMPLATE):
+            stack.extend(c for c in f.get_children() if c.kind in fn_kinds)
+            continue
+        if f.kind not in fn_kinds or not f.is_definition():
+            continue
+        for d in _regions_in(f):
+            out.append(_region_kernel(f, d, files, errors))
+    return out
+
+
+def _region_kernel(func: Any, d: Any, files: FileSet, errors: list[tuple[str, int, str]]) -> Kernel:
+    file = files.key(d.location.file.name) or d.location.file.name
+    line = d.extent.start.line
+    directive = _pragma_text(files.texts.get(file, ""), line)
+    constructs, clauses = parse_directive(directive)
+    region = TargetRegion(
+        function=func.spelling, mangled=func.mangled_name or None, file=file, line=line,
+        directive=" ".join(directive.replace("\\\n", " ").split()), constructs=constructs,
+        clauses=clauses,
+    )
+    k = Kernel(name=region.name, language="omp", file=file, line=line,
+               end_line=d.extent.end.line, params=_captured(d), mangled=region.mangled,
+               template=func.kind == cindex().CursorKind.FUNCTION_TEMPLATE,
+               text=directive + "\n" + files.text_of(d).split("\n", 1)[-1], region=region)
+    k.node = d
+    k.callee_nodes = collect_callees(d, files)
+    k.callees = sorted(k.callee_nodes)
+    k.extracted, k.macros = extract_text(d, k.callee_nodes, files)
+    k.extracted = k.extracted.replace(files.text_of(d), k.text)
+    errs = errors_between(errors, file, line, k.end_line)
+    if errs:
+        k.problems.append(f"{len(errs)} parse error(s) inside the region, first: {errs[0]}")
+    return k
+
+
+def split_omp_name(name: str) -> tuple[str, int] | None:
+    """``main_l57`` -> ("main", 57); ``__omp_offloading_10309_2fc5ad7__Z3fooPf_l452`` ->
+    ("_Z3fooPf", 452); fragments like ``ii_l186`` -> ("ii", 186). None if no ``_l<line>``."""
+    m = _NAME_RE.match(name.strip())
+    if not m:
+        return None
+    hint = _OFFLOAD_RE.sub("", m.group("hint"))
+    if hint.startswith("Z") and not hint.startswith("_Z"):
+        hint = "_" + hint
+    return hint, int(m.group("line"))
+
+
+def _score(k: Kernel, hint: str) -> int:
+    r = k.region
+    if r is None:
+        return 0
+    mangled = r.mangled or ""
+    if hint in (r.function, mangled):
+        return 3
+    if mangled and (mangled.endswith(hint.lstrip("_")) or hint.startswith(mangled)):
+        return 2
+    if r.function and r.function in hint:
+        return 1
+    return 0
+
+
+def match_omp_name(name: str, kernels: list[Kernel]) -> Kernel | None:
+    """The target region a runtime kernel name refers to (by line, then by function hint)."""
+    parts = split_omp_name(name)
+    if parts is None:
+        return None
+    hint, line = parts
+    cands = [k for k in kernels if k.language == "omp" and k.line == line]
+    if not cands:
+        return None
+    best = max(cands, key=lambda k: _score(k, hint))
+    return best
