@@ -1,0 +1,173 @@
+"""Coverage, accuracy and cost of execution counting on HeCBench (kernel-performance.csv).
+
+Run phase (resumable; one JSON line per program in --out):
+  nice python benchmarks/counting_hecbench.py run --model omp --out benchmarks/results/counting_omp.jsonl
+Report phase (figures printed and written to --summary):
+  python benchmarks/counting_hecbench.py report --model omp --out benchmarks/results/counting_omp.jsonl
+
+Needs the HeCBench sources in external/gpuFLOPBench/src and $RIDGELINE_DATA.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+
+from ridgeline.counting import ProgramRunError, count_run
+from ridgeline.datasets import load
+from ridgeline.hardware import Counts, get_gpu, get_rule
+
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT / "external" / "gpuFLOPBench" / "src"
+GPUS = {"3080": "rtx3080", "A10": "a10", "A100": "a100"}
+
+
+def ground_truth(model: str) -> pd.DataFrame:
+    df = load("hecbench")
+    return df[df["model_type"] == model]
+
+
+def run(args: argparse.Namespace) -> None:
+    gt = ground_truth(args.model)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    done = set()
+    if out.exists():
+        done = {json.loads(line)["source"] for line in out.read_text().splitlines() if line}
+    sources = sorted(gt["source"].unique())
+    if args.sample:
+        sources = sorted(random.Random(args.seed).sample(sources, min(args.sample,
+                                                                        len(sources))))
+    todo = [s for s in sources if s not in done]
+    print(f"{len(todo)} programs to run ({len(done)} done)")
+    for i, src in enumerate(todo):
+        rows = gt[gt["source"] == src]
+        exe_args = rows["exe_args"].iloc[0]
+        t0 = time.monotonic()
+        rec: dict = {"source": src, "args": exe_args}
+        try:
+            if not (SRC / src).is_dir():
+                raise ProgramRunError(src, "not-found", "source folder is not in the export")
+            launches = count_run(SRC / src, exe_args, launches=2, gpu=list(GPUS.values()),
+                                 timeout=args.timeout, memory_gb=args.memory_gb,
+                                 kernel=None)
+            rec["launches"] = [r.to_dict() for r in launches]
+        except ProgramRunError as e:
+            rec["error"] = {"cause": e.cause, "detail": e.detail[:600]}
+        rec["seconds"] = round(time.monotonic() - t0, 2)
+        with out.open("a") as f:
+            f.write(json.dumps(rec) + "\n")
+        status = rec.get("error", {}).get("cause", f"{len(rec.get('launches', []))} launches")
+        print(f"[{i + 1}/{len(todo)}] {src}: {status} ({rec['seconds']} s)", flush=True)
+
+
+def _match(model: str, gt_kernel: str, launches: list[dict]) -> list[dict]:
+    if model == "omp":
+        return [r for r in launches if r["kernel"].endswith(gt_kernel)]
+    return [r for r in launches if r["kernel"] == gt_kernel]
+
+
+def _within(a: float, b: float, rel: float, floor: float) -> bool:
+    return abs(a - b) <= max(rel * abs(b), floor)
+
+
+def report(args: argparse.Namespace) -> dict:
+    gt = ground_truth(args.model)
+    res = {}
+    for line in Path(args.out).read_text().splitlines():
+        if line:
+            r = json.loads(line)
+            res[r["source"]] = r
+    pairs = gt.groupby(["source", "kernel"]).size().index.tolist()
+    ran = [p for p in pairs if p[0] in res]
+    causes: Counter[str] = Counter()
+    counted = 0
+    rows = []
+    rule = get_rule("paper-a")
+    g3080 = get_gpu("rtx3080")
+    for src, kern in ran:
+        r = res[src]
+        if "error" in r:
+            causes[r["error"]["cause"]] += 1
+            continue
+        m = _match(args.model, kern, r["launches"])
+        if not m:
+            causes["kernel-not-launched"] += 1
+            continue
+        counted += 1
+        mean = {k: sum(x[k] or 0 for x in m) / len(m) for k in
+                ("flops_sp", "flops_dp", "flops_hp", "int_ops")}
+        for _, g in gt[(gt["source"] == src) & (gt["kernel"] == kern)].iterrows():
+            gname = get_gpu(GPUS.get(str(g["device"]), str(g["device"]))).name
+            dram = sum(x["dram_bytes_by_gpu"].get(gname, 0) for x in m) / len(m)
+            fl_gt = g["SP_FLOP"] + g["DP_FLOP"]
+            fl = mean["flops_sp"] + mean["flops_dp"]
+            row = {"source": src, "kernel": kern, "device": g["device"], "flops": fl,
+                   "flops_gt": fl_gt, "int": mean["int_ops"], "int_gt": g["int_ops"],
+                   "dram": dram, "dram_gt": g["bytes_total"]}
+            if str(g["device"]) == "3080":
+                ours = Counts(mean["flops_sp"], mean["flops_dp"], 0.0, mean["int_ops"], dram)
+                theirs = Counts(g["SP_FLOP"], g["DP_FLOP"], 0.0, g["int_ops"],
+                                g["bytes_total"])
+                row["class"] = rule.classify(ours, g3080).value
+                row["class_gt"] = rule.classify(theirs, g3080).value
+            rows.append(row)
+    df = pd.DataFrame(rows)
+    secs = pd.Series([r["seconds"] for r in res.values()])
+    summary = {
+        "model": args.model, "programs_run": len(res), "pairs_profiled": len(pairs),
+        "pairs_attempted": len(ran), "pairs_counted": counted,
+        "coverage_of_attempted": counted / max(1, len(ran)),
+        "misses_by_cause": dict(causes.most_common()),
+        "seconds_median": float(secs.median()) if len(secs) else None,
+        "seconds_p95": float(secs.quantile(0.95)) if len(secs) else None,
+    }
+    if len(df):
+        fl_ok = [_within(a, b, 0.05, 1e3) for a, b in zip(df.flops, df.flops_gt, strict=True)]
+        dr = df[df.dram_gt > 0]
+        dr_ok = [(max(a, 1.0) / b <= 2 and b / max(a, 1.0) <= 2) for a, b in
+                 zip(dr.dram, dr.dram_gt, strict=True)]
+        it = df[df.int_gt > 0]
+        cl = df.dropna(subset=["class", "class_gt"]) if "class" in df else df.iloc[:0]
+        summary.update({
+            "rows_compared": len(df),
+            "flops_within_5pct": sum(fl_ok) / len(df),
+            "dram_within_2x": sum(dr_ok) / max(1, len(dr)),
+            "int_ops_median_ratio": float((it["int"] / it["int_gt"]).median()),
+            "int_ops_within_2x": float(((it["int"] / it["int_gt"]).between(0.5, 2)).mean()),
+            "paper_a_class_accuracy_3080": float((cl["class"] == cl["class_gt"]).mean())
+            if len(cl) else None,
+            "paper_a_rows": len(cl),
+        })
+        if args.rows:
+            df.to_csv(args.rows, index=False)
+    print(json.dumps(summary, indent=2))
+    if args.summary:
+        Path(args.summary).write_text(json.dumps(summary, indent=2) + "\n")
+    return summary
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("phase", choices=["run", "report"])
+    p.add_argument("--model", choices=["omp", "cuda"], required=True)
+    p.add_argument("--out", required=True, help="JSON lines, one per program")
+    p.add_argument("--timeout", type=float, default=120)
+    p.add_argument("--memory-gb", type=float, default=6)
+    p.add_argument("--sample", type=int, default=0, help="random sample of N programs")
+    p.add_argument("--seed", type=int, default=4839)
+    p.add_argument("--summary", help="write the summary JSON here")
+    p.add_argument("--rows", help="write per-row comparison CSV here")
+    a = p.parse_args()
+    (run if a.phase == "run" else report)(a)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,12 @@
+"""Exact counts without the GPU: run kernels on the CPU with instrumentation and model the
+target GPU's L2 to estimate DRAM traffic.
+
+Backends: ``omp`` (OpenMP target regions on the host), ``cuda`` (CUDA programs through a CPU
+execution layer), ``opencl`` (Oclgrind, via :mod:`ridgeline.profiles.oclgrind`).
+"""
+
+from ridgeline.counting.api import backend_for, count_run
+from ridgeline.counting.base import BACKENDS, Backend, LaunchCount, ProgramRunError, RunOptions
+
+__all__ = ["count_run", "backend_for", "LaunchCount", "ProgramRunError", "RunOptions",
+           "Backend", "BACKENDS"]

@@ -1,0 +1,65 @@
+"""``count_run``: the one entry point the predictor and the CLI use."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from ridgeline.counting.base import BACKENDS, Backend, LaunchCount, ProgramRunError, RunOptions
+from ridgeline.errors import UsageError
+
+__all__ = ["count_run", "backend_for"]
+
+_SUFFIX = {"-cuda": "cuda", "-omp": "omp", "-ocl": "opencl", "-opencl": "opencl"}
+
+
+def _load_backends() -> None:
+    # importing registers them
+    from ridgeline.counting import cuda, omp, opencl  # noqa: F401
+
+
+def backend_for(program_dir: Path, name: str | None = None) -> Backend:
+    """The backend named *name*, or the one the folder's name suffix or contents call for."""
+    _load_backends()
+    if name:
+        return BACKENDS.get(name)()
+    for suffix, b in _SUFFIX.items():
+        if program_dir.name.endswith(suffix):
+            return BACKENDS.get(b)()
+    for b in ("cuda", "omp", "opencl"):
+        inst = BACKENDS.get(b)()
+        if inst.detect(program_dir):
+            return inst
+    raise ProgramRunError(program_dir, "unsupported",
+                          "no CUDA kernels, OpenMP target regions or OpenCL kernels found")
+
+
+def count_run(program_dir: str | Path, args: str | list[str] | None = None,
+              kernel: str | None = None, launches: int = 2, gpu: str | list[str] | None = None,
+              timeout: float = 300.0, memory_gb: float = 8.0, backend: str | None = None,
+              workdir: str | Path | None = None, skip_after: bool = True
+              ) -> list[LaunchCount]:
+    """Build *program_dir* for the CPU, run it with *args* and count the first *launches*
+    launches of each kernel (or only of *kernel*, a substring of the kernel name).
+
+    *gpu* names one GPU (its modelled DRAM bytes land in ``dram_bytes``) or several (all in
+    ``dram_bytes_by_gpu``). Raises :class:`ProgramRunError` (``.cause`` says why) when the
+    program cannot be built, run or counted."""
+    pdir = Path(program_dir)
+    if not pdir.is_dir():
+        raise UsageError(f"program folder {str(pdir)!r} does not exist (PROGRAM_DIR)")
+    if launches < 1:
+        raise UsageError(f"--launches must be >= 1, got {launches}")
+    if args is None:
+        from ridgeline.counting.program import makefile_run_args
+
+        argv = makefile_run_args(pdir)
+    elif isinstance(args, str):
+        argv = shlex.split(args)
+    else:
+        argv = list(args)
+    gpus = [gpu] if isinstance(gpu, str) else list(gpu or [])
+    opts = RunOptions(kernel=kernel, launches=launches, gpus=gpus, timeout=timeout,
+                      memory_gb=memory_gb, skip_after=skip_after,
+                      workdir=Path(workdir) if workdir else None)
+    return backend_for(pdir, backend).count(pdir, argv, opts)

@@ -1,0 +1,95 @@
+"""The counting interface: one record per counted kernel launch, one backend per model."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ridgeline._registry import Registry
+from ridgeline.errors import ExecutionError
+
+__all__ = ["LaunchCount", "ProgramRunError", "Backend", "BACKENDS", "RunOptions"]
+
+#: causes a ProgramRunError can carry (grouping for coverage reports)
+CAUSES = ("unsupported", "compile", "timeout", "memory", "crash", "missing-input",
+          "no-launch", "not-found")
+
+
+class ProgramRunError(ExecutionError):
+    """A program could not be built, run or counted. ``cause`` is one of :data:`CAUSES`."""
+
+    def __init__(self, program: str | Path, cause: str, detail: str) -> None:
+        self.program, self.cause, self.detail = str(program), cause, detail
+        super().__init__(f"{program}: cannot count ({cause}): {detail}")
+
+
+@dataclass
+class LaunchCount:
+    """Counts of one kernel launch executed on the CPU (per launch, whole grid)."""
+
+    kernel: str
+    launch: int
+    backend: str
+    flops_sp: float = 0.0
+    flops_dp: float = 0.0
+    flops_hp: float = 0.0
+    int_ops: float = 0.0
+    global_loads: float = 0.0
+    global_load_bytes: float = 0.0
+    global_stores: float = 0.0
+    global_store_bytes: float = 0.0
+    shared_accesses: float = 0.0
+    atomics: float = 0.0
+    sectors_read: float = 0.0
+    sectors_written: float = 0.0
+    #: modelled DRAM bytes on the requested GPU (None when no GPU was given)
+    dram_bytes: float | None = None
+    #: modelled DRAM bytes per GPU catalog name
+    dram_bytes_by_gpu: dict[str, float] = field(default_factory=dict)
+    grid: tuple[int, int, int] | None = None
+    block: tuple[int, int, int] | None = None
+    blocks_total: int = 1
+    blocks_counted: int = 1
+    #: True when counted blocks did about the same work (or all blocks were counted)
+    homogeneous: bool = True
+    #: integer operations by kind (arith, logic, cmp, gep, conv) before summing
+    int_detail: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class RunOptions:
+    """How to run: launches counted per kernel, limits, which GPUs to model."""
+
+    kernel: str | None = None
+    launches: int = 2
+    gpus: list[str] = field(default_factory=list)
+    timeout: float = 300.0
+    memory_gb: float = 8.0
+    build_timeout: float = 300.0
+    skip_after: bool = True
+    workdir: Path | None = None
+    #: CUDA: count every block when the grid has at most this many threads, else sample
+    full_threads: int = 1 << 21
+    sample_blocks: int = 8
+
+
+class Backend(ABC):
+    """Builds a program for the CPU, runs it and returns per-launch counts."""
+
+    name: str = ""
+
+    @abstractmethod
+    def detect(self, program_dir: Path) -> bool:
+        """Whether this backend handles the program in *program_dir*."""
+
+    @abstractmethod
+    def count(self, program_dir: Path, args: list[str], opts: RunOptions) -> list[LaunchCount]:
+        """Run the program with *args* and count its first launches."""
+
+
+BACKENDS: Registry[type[Backend]] = Registry("counting backend")

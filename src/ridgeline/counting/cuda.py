@@ -1,0 +1,73 @@
+"""CUDA programs on the CPU: the program's own sources, rewritten (launches, dynamic shared
+memory) and compiled as C++ against the shipped runtime header ``runtime/rl_cuda.h``; every
+block's threads run as fibers so barriers and warp operations keep their meaning."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+from ridgeline.counting._exec import build_and_count
+from ridgeline.counting.base import BACKENDS, Backend, LaunchCount, ProgramRunError, RunOptions
+from ridgeline.counting.cuda_rewrite import rewrite_cuda, unsupported_features
+from ridgeline.counting.program import (
+    makefile_defines,
+    makefile_includes,
+    makefile_std,
+    sources_of,
+)
+from ridgeline.counting.toolchain import BuildSpec
+
+__all__ = ["CudaBackend", "prepare_sources"]
+
+_TEXT_EXT = {".cu", ".cuh", ".h", ".hpp", ".hh", ".cpp", ".cc", ".c", ".inc", ".inl", ".cxx"}
+_KERNEL = re.compile(r"__global__")
+
+
+def prepare_sources(program_dir: Path, dest: Path) -> list[str]:
+    """Copy the program's text sources to *dest*, rewritten; returns unsupported features."""
+    dest.mkdir(parents=True, exist_ok=True)
+    problems: list[str] = []
+    for p in sorted(program_dir.iterdir()):
+        if not p.is_file() or p.suffix not in _TEXT_EXT:
+            continue
+        text = p.read_text(errors="replace")
+        for f in unsupported_features(text):
+            if f not in problems:
+                problems.append(f)
+        (dest / p.name).write_text(rewrite_cuda(text)[0])
+    return problems
+
+
+@BACKENDS.register("cuda")
+class CudaBackend(Backend):
+    name = "cuda"
+
+    def detect(self, program_dir: Path) -> bool:
+        return any(_KERNEL.search(p.read_text(errors="replace"))
+                   for p in program_dir.glob("*.cu*") if p.is_file())
+
+    def count(self, program_dir: Path, args: list[str], opts: RunOptions) -> list[LaunchCount]:
+        srcs = sources_of(program_dir, "cuda")
+        if not srcs:
+            raise ProgramRunError(program_dir.name, "not-found", "no .cu/.cpp sources")
+        tmp = Path(tempfile.mkdtemp(prefix=f"rl-cuda-{program_dir.name}-"))
+        try:
+            problems = prepare_sources(program_dir, tmp)
+            if problems:
+                raise ProgramRunError(program_dir.name, "unsupported",
+                                      "uses " + ", ".join(problems))
+            std = makefile_std(program_dir)
+            if std in ("c++11", "c++14", "gnu++11", "gnu++14"):
+                std = "c++17"
+            spec = BuildSpec(
+                sources=[tmp / s.name for s in srcs], model="cuda",
+                include_dirs=[tmp, program_dir, *makefile_includes(program_dir)],
+                defines=makefile_defines(program_dir), std=std,
+                extra_flags=["-Wno-register"],
+            )
+            return build_and_count(self.name, program_dir, spec, args, opts)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)

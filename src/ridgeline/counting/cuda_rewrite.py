@@ -1,0 +1,128 @@
+"""Source rewrite that lets a CUDA program compile as C++ against ``rl_cuda.h``:
+``k<<<g, b, shmem, stream>>>(args)`` becomes ``__rl_launcher("k", k, g, b, shmem,
+stream)(args)``, and ``extern __shared__ T s[];`` becomes a pointer into the runtime's
+dynamic shared-memory buffer. Everything else is handled by macros and overloads in the
+header. Also lists features the CPU layer does not provide."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["rewrite_cuda", "unsupported_features", "launch_names"]
+
+_UNSUPPORTED = [
+    (re.compile(r"#\s*include\s*[<\"]thrust/"), "Thrust"),
+    (re.compile(r"#\s*include\s*[<\"]cub/"), "CUB"),
+    (re.compile(r"#\s*include\s*[<\"]hipcub|#\s*include\s*[<\"]cub\.cuh"), "CUB"),
+    (re.compile(r"#\s*include\s*[<\"]cublas"), "cuBLAS"),
+    (re.compile(r"#\s*include\s*[<\"]cusparse"), "cuSPARSE"),
+    (re.compile(r"#\s*include\s*[<\"]cufft"), "cuFFT"),
+    (re.compile(r"#\s*include\s*[<\"]curand"), "cuRAND"),
+    (re.compile(r"#\s*include\s*[<\"]cusolver"), "cuSOLVER"),
+    (re.compile(r"#\s*include\s*[<\"]cudnn"), "cuDNN"),
+    (re.compile(r"#\s*include\s*[<\"]nvrtc"), "NVRTC"),
+    (re.compile(r"#\s*include\s*[<\"]cuda/"), "libcu++ (cuda/...)"),
+    (re.compile(r"#\s*include\s*[<\"]cooperative_groups"), "cooperative groups"),
+    (re.compile(r"#\s*include\s*[<\"]mma\.h|\bwmma::"), "tensor-core WMMA"),
+    (re.compile(r"\btexture\s*<|\bcudaTextureObject_t\b|\btex[123]D\w*\s*[<(]"), "textures"),
+    (re.compile(r"\bsurf[123]D\w*\s*\(|\bcudaSurfaceObject_t\b"), "surfaces"),
+    (re.compile(r"\basm\s*(volatile\s*)?\("), "inline PTX assembly"),
+    (re.compile(r"\bcudaGraph\w*\s*\("), "CUDA graphs"),
+    (re.compile(r"\bcudaLaunchCooperativeKernel\b"), "cooperative launch"),
+    (re.compile(r"\b__nv_bfloat16\b|cuda_bf16\.h"), "bfloat16"),
+    (re.compile(r"\bcudaArray\b|\bcudaMallocArray\b|\bcudaMalloc3D\w*\b"), "CUDA arrays"),
+]
+
+_EXTERN_SHARED = re.compile(
+    r"extern\s+__shared__\s+((?:__align__\s*\(\s*\d+\s*\)\s*)?)([\w:<>,\s]+?)\s*"
+    r"(?:__align__\s*\(\s*\d+\s*\)\s*)?(\w+)\s*\[\s*\]\s*;")
+
+
+def unsupported_features(text: str) -> list[str]:
+    """Names of features in *text* that the CPU execution layer does not provide."""
+    found = []
+    for pat, name in _UNSUPPORTED:
+        if pat.search(text) and name not in found:
+            found.append(name)
+    return found
+
+
+def _kernel_expr_start(text: str, pos: int) -> int:
+    """Start of the kernel expression that ends just before *pos* (``<<<``)."""
+    i = pos - 1
+    while i >= 0 and text[i].isspace():
+        i -= 1
+    if i >= 0 and text[i] == ">":  # template arguments
+        depth = 0
+        while i >= 0:
+            if text[i] == ">":
+                depth += 1
+            elif text[i] == "<":
+                depth -= 1
+                if depth == 0:
+                    i -= 1
+                    break
+            i -= 1
+        while i >= 0 and text[i].isspace():
+            i -= 1
+    while i >= 0 and (text[i].isalnum() or text[i] in "_:"):
+        i -= 1
+    return i + 1
+
+
+def _split_config(cfg: str) -> list[str]:
+    out, depth, cur = [], 0, []
+    for ch in cfg:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur).strip())
+    return out
+
+
+def _base_name(expr: str) -> str:
+    expr = re.sub(r"<.*>$", "", expr.strip(), flags=re.S).strip()
+    return expr.split("::")[-1]
+
+
+def rewrite_cuda(text: str) -> tuple[str, list[str]]:
+    """Rewrite launches and dynamic shared memory; returns (text, launched kernel names)."""
+    names: list[str] = []
+    out = []
+    pos = 0
+    while True:
+        i = text.find("<<<", pos)
+        if i < 0:
+            out.append(text[pos:])
+            break
+        j = text.find(">>>", i)
+        if j < 0:
+            out.append(text[pos:])
+            break
+        start = _kernel_expr_start(text, i)
+        kexpr = text[start:i].strip()
+        cfg = _split_config(text[i + 3 : j])
+        name = _base_name(kexpr)
+        if not name:
+            out.append(text[pos : j + 3])
+            pos = j + 3
+            continue
+        names.append(name)
+        out.append(text[pos:start])
+        out.append(f'__rl_launcher("{name}", {kexpr}, {", ".join(cfg)})')
+        pos = j + 3
+    text = "".join(out)
+    text = _EXTERN_SHARED.sub(
+        lambda m: f"{m.group(2).strip()} *{m.group(3)} = "
+        f"reinterpret_cast<{m.group(2).strip()} *>(__rl_dyn_shared);", text)
+    return text, names
+
+
+def launch_names(text: str) -> list[str]:
+    return rewrite_cuda(text)[1]

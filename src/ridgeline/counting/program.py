@@ -1,0 +1,74 @@
+"""Find a HeCBench-style program's sources, defines and default arguments."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+__all__ = ["sources_of", "makefile_defines", "makefile_includes", "makefile_run_args", "makefile_std"]
+
+_SRC_EXT = {"omp": (".cpp", ".c", ".cc", ".cxx"), "cuda": (".cu", ".cpp", ".c", ".cc")}
+
+
+def _makefile(program_dir: Path) -> str:
+    mk = program_dir / "Makefile"
+    return mk.read_text(errors="replace") if mk.exists() else ""
+
+
+def sources_of(program_dir: Path, model: str) -> list[Path]:
+    """Translation units: the Makefile's ``source =`` list when present, else every source
+    file of the model's extensions in the folder."""
+    mk = _makefile(program_dir)
+    m = re.search(r"^\s*source\s*[:+]?=\s*((?:.*\\\n)*.*)$", mk, re.M)
+    if m:
+        names = m.group(1).replace("\\\n", " ").split()
+        files = [program_dir / n for n in names if "$" not in n]
+        if files and all(f.exists() for f in files):
+            return files
+    return sorted(p for p in program_dir.iterdir() if p.suffix in _SRC_EXT[model]
+                  and p.is_file())
+
+
+def makefile_defines(program_dir: Path) -> list[str]:
+    """``-DNAME[=VALUE]`` flags that appear in the Makefile (outside comments)."""
+    out: list[str] = []
+    for line in _makefile(program_dir).splitlines():
+        line = line.split("#", 1)[0]
+        for m in re.finditer(r"(?<![\w-])-D\s*([A-Za-z_]\w*(?:=[^\s\"']+)?)", line):
+            if m.group(1) not in out and not m.group(1).startswith("__STRICT_ANSI"):
+                out.append(m.group(1))
+    return out
+
+
+def makefile_includes(program_dir: Path) -> list[Path]:
+    """``-I DIR`` folders named in the Makefile, resolved against the program folder."""
+    out: list[Path] = []
+    for line in _makefile(program_dir).splitlines():
+        line = line.split("#", 1)[0]
+        for m in re.finditer(r"(?<![\w-])-I\s*([^\s\"'$]+)", line):
+            p = (program_dir / m.group(1)).resolve()
+            if p.is_dir() and p not in out:
+                out.append(p)
+    return out
+
+
+def makefile_std(program_dir: Path) -> str:
+    m = re.search(r"-std=((?:c|gnu)\+\+\d+)", _makefile(program_dir))
+    std = m.group(1) if m else "c++14"
+    return "c++14" if std in ("c++11", "c++03", "c++98", "c++0x") else std
+
+
+def makefile_run_args(program_dir: Path) -> list[str]:
+    """Arguments of the Makefile's ``run`` target (``./$(program) ARGS``)."""
+    m = re.search(r"^run\s*:.*\n((?:\t.*\n?)+)", _makefile(program_dir), re.M)
+    if not m:
+        return []
+    for line in m.group(1).splitlines():
+        mm = re.search(r"\./\$\(program\)\s*(.*)$", line)
+        if mm:
+            try:
+                return shlex.split(mm.group(1))
+            except ValueError:
+                return mm.group(1).split()
+    return []

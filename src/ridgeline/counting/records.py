@@ -1,0 +1,87 @@
+"""Turn the runtime's raw per-launch lines and the static block table into LaunchCounts."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+from typing import Any
+
+from ridgeline.counting.base import LaunchCount
+from ridgeline.counting.mathops import DIV_EXTRA
+
+__all__ = ["load_blocks", "to_launch_count", "INT_KINDS", "read_raw"]
+
+#: integer kinds summed into int_ops (compares and address arithmetic are integer
+#: instructions on NVIDIA GPUs too; conversions are mostly free there)
+INT_KINDS = ("int_arith", "int_logic", "int_cmp", "int_gep")
+
+
+def load_blocks(path: Path) -> dict[int, dict[str, float]]:
+    data = json.loads(path.read_text())
+    return {int(k): v for k, v in data["blocks"].items()}
+
+
+def read_raw(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text(errors="replace").splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue  # a line cut by a kill
+    return out
+
+
+def _homogeneous(work: list[int]) -> bool:
+    if len(work) < 2:
+        return True
+    mean = statistics.fmean(work)
+    if mean == 0:
+        return True
+    return statistics.pstdev(work) / mean <= 0.1
+
+
+def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], backend: str,
+                    l2_names: list[str], gpu: str | None) -> LaunchCount:
+    total: dict[str, float] = {}
+    for bid, n in raw["bb"]:
+        for k, v in blocks.get(int(bid), {}).items():
+            total[k] = total.get(k, 0.0) + v * n
+    scale = raw.get("blocks_total", 1) / max(1, raw.get("blocks_counted", 1))
+    flops = {p: total.get(p, 0.0) + DIV_EXTRA[p] * total.get(f"div_{p}", 0.0)
+             for p in ("sp", "dp", "hp")}
+    extra = raw.get("extra_flops", [0, 0, 0])
+    for i, p in enumerate(("sp", "dp", "hp")):
+        flops[p] += extra[i]
+    ints = {k: total.get(k, 0.0) * scale for k in (*INT_KINDS, "int_conv", "select")}
+    int_ops = sum(ints[k] for k in INT_KINDS) + raw.get("extra_int", 0)
+    by_gpu: dict[str, float] = {}
+    for name, l2 in zip(l2_names, raw.get("l2", []), strict=False):
+        by_gpu[name] = 32.0 * (l2["read_miss_sectors"] + l2["write_back_sectors"]) * scale
+    gl, gs = raw["global_load"], raw["global_store"]
+    sh = raw["shared_load"][0] + raw["shared_store"][0]
+    rec = LaunchCount(
+        kernel=raw["kernel"], launch=int(raw["launch"]), backend=backend,
+        flops_sp=flops["sp"] * scale, flops_dp=flops["dp"] * scale,
+        flops_hp=flops["hp"] * scale, int_ops=int_ops * 1.0,
+        global_loads=gl[0] * scale, global_load_bytes=gl[1] * scale,
+        global_stores=gs[0] * scale, global_store_bytes=gs[1] * scale,
+        shared_accesses=sh * scale,
+        atomics=(raw["global_atomic"][0] + raw["shared_atomic"][0]) * scale,
+        sectors_read=raw["sectors_read"] * scale, sectors_written=raw["sectors_written"] * scale,
+        dram_bytes_by_gpu=by_gpu,
+        grid=tuple(raw["grid"]) if raw.get("grid") else None,  # type: ignore[arg-type]
+        block=tuple(raw["block"]) if raw.get("block") else None,  # type: ignore[arg-type]
+        blocks_total=int(raw.get("blocks_total", 1)),
+        blocks_counted=int(raw.get("blocks_counted", 1)),
+        homogeneous=_homogeneous(raw.get("block_work", [])),
+        int_detail=ints,
+    )
+    if gpu is not None:
+        rec.dram_bytes = by_gpu.get(gpu)
+    return rec

@@ -1,0 +1,81 @@
+"""Run an instrumented executable in a subprocess with time and memory limits."""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ridgeline.counting.base import ProgramRunError
+
+__all__ = ["RunResult", "run_limited"]
+
+_MISSING_INPUT = ("no such file", "cannot open", "could not open", "failed to open",
+                  "unable to open", "error opening", "file not found", "can't open")
+
+
+@dataclass
+class RunResult:
+    returncode: int
+    seconds: float
+    stdout: str
+    stderr: str
+    timed_out: bool
+
+
+def _limits(memory_bytes: int) -> None:
+    os.setsid()
+    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def run_limited(exe: Path, args: list[str], cwd: Path, env: dict[str, str], timeout: float,
+                memory_gb: float) -> RunResult:
+    """Run *exe*; kill its process group after *timeout* seconds. Never raises for the
+    program's own failures (see :func:`classify_failure`)."""
+    mem = int(memory_gb * (1 << 30))
+    t0 = time.monotonic()
+    proc = subprocess.Popen(
+        [str(exe), *args], cwd=cwd, env={**os.environ, **env}, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+        preexec_fn=lambda: _limits(mem),  # noqa: PLW1509 - limits must apply in the child
+    )
+    timed_out = False
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        out, err = proc.communicate()
+    return RunResult(proc.returncode, time.monotonic() - t0,
+                     out.decode(errors="replace")[-20000:], err.decode(errors="replace")[-20000:],
+                     timed_out)
+
+
+def classify_failure(program: str, res: RunResult, timeout: float, memory_gb: float
+                     ) -> ProgramRunError:
+    """A ProgramRunError naming why a run produced no counted launch."""
+    tail = (res.stderr.strip() or res.stdout.strip())[-400:]
+    low = (res.stderr + res.stdout).lower()
+    if res.timed_out:
+        return ProgramRunError(program, "timeout", f"no counted launch within {timeout:.0f} s")
+    if "bad_alloc" in low or "cannot allocate" in low or "out of memory" in low or \
+            "rl: allocation failed" in low:
+        return ProgramRunError(program, "memory", f"exceeded {memory_gb:g} GiB: {tail}")
+    if any(k in low for k in _MISSING_INPUT):
+        return ProgramRunError(program, "missing-input", tail)
+    if res.returncode is not None and res.returncode < 0:
+        sig = -res.returncode
+        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else sig
+        return ProgramRunError(program, "crash", f"killed by {name}: {tail}")
+    if res.returncode != 0:
+        return ProgramRunError(program, "crash", f"exit status {res.returncode}: {tail}")
+    return ProgramRunError(program, "no-launch", "the program ran but launched no kernel "
+                           f"matching the request: {tail}")

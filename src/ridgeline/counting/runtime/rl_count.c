@@ -1,0 +1,362 @@
+/* ridgeline counting runtime: linked into programs whose IR was instrumented by
+ * ridgeline.counting.instrument.  Basic-block counters are plain increments emitted in the
+ * IR (__rl_bbc[]); this file snapshots them around counted launches, classifies memory
+ * accesses (global / shared / local-stack), keeps the set of distinct 32-byte sectors and
+ * feeds a sectored set-associative LRU L2 model per configured GPU (RL_L2 = bytes,...).
+ * One JSON line per counted launch goes to $RL_OUT.  Single-threaded by design (OpenMP runs
+ * with one thread, CUDA blocks run as fibers on one thread). */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern uint64_t __rl_bbc[];
+extern const uint64_t __rl_nbb;
+
+/* ---- state ---------------------------------------------------------------------------- */
+int __rl_on;                 /* memory hooks record only while set */
+static int rl_in_kernel;
+static uintptr_t rl_stack_lo, rl_stack_hi; /* current thread or fiber stack: local memory */
+static uintptr_t rl_shared_lo, rl_shared_hi;
+static uintptr_t rl_main_lo, rl_main_hi;   /* the OS thread's stack: kernel parameters */
+static uintptr_t rl_regs_lo, rl_regs_hi;   /* threadIdx & co: special registers on a GPU */
+static FILE *rl_out;
+static int rl_max_launches = 2, rl_skip_after = 1;
+static const char *rl_only;
+static uint64_t *rl_snap, *rl_acc;
+
+typedef struct { uint64_t n, bytes; } rl_pair;
+static rl_pair g_ld, g_st, s_ld, s_st, l_ld, l_st, g_atom, s_atom;
+static uint64_t rl_extra_flops[3], rl_extra_int;
+
+/* ---- distinct sectors: pages of 4096 sectors (128 KiB), open addressing -------------- */
+#define PAGE_SHIFT 17
+#define PAGE_WORDS 64 /* 4096 bits */
+typedef struct { uintptr_t key; uint64_t rd[PAGE_WORDS], wr[PAGE_WORDS]; } rl_page;
+static rl_page **pages;
+static size_t npages_cap, npages;
+static rl_page *last_page;
+
+static rl_page *page_get(uintptr_t key) {
+  if (last_page && last_page->key == key) return last_page;
+  if (npages * 2 >= npages_cap) {
+    size_t ncap = npages_cap ? npages_cap * 2 : 1024;
+    rl_page **np = calloc(ncap, sizeof *np);
+    for (size_t i = 0; i < npages_cap; i++)
+      if (pages[i]) {
+        size_t h = (pages[i]->key * 0x9E3779B97F4A7C15ull) & (ncap - 1);
+        while (np[h]) h = (h + 1) & (ncap - 1);
+        np[h] = pages[i];
+      }
+    free(pages);
+    pages = np;
+    npages_cap = ncap;
+  }
+  size_t h = (key * 0x9E3779B97F4A7C15ull) & (npages_cap - 1);
+  while (pages[h] && pages[h]->key != key) h = (h + 1) & (npages_cap - 1);
+  if (!pages[h]) {
+    pages[h] = calloc(1, sizeof(rl_page));
+    pages[h]->key = key;
+    npages++;
+  }
+  return last_page = pages[h];
+}
+
+static void pages_reset(uint64_t *rd, uint64_t *wr) {
+  *rd = *wr = 0;
+  for (size_t i = 0; i < npages_cap; i++)
+    if (pages[i]) {
+      for (int w = 0; w < PAGE_WORDS; w++) {
+        *rd += (uint64_t)__builtin_popcountll(pages[i]->rd[w]);
+        *wr += (uint64_t)__builtin_popcountll(pages[i]->wr[w]);
+      }
+      free(pages[i]);
+      pages[i] = NULL;
+    }
+  npages = 0;
+  last_page = NULL;
+}
+
+/* ---- L2 model: sectored (4 x 32 B per 128 B line), set-associative, LRU, write-back,
+ * write-allocate without fetch; cold at each launch (profilers flush between kernels) ---- */
+#define MAX_L2 8
+typedef struct {
+  uint64_t bytes, nsets; int ways;
+  uint64_t *tag; uint64_t *stamp; uint8_t *valid, *dirty;
+  uint64_t clock, rd_miss, wr_back;
+} rl_l2;
+static rl_l2 l2s[MAX_L2];
+static int nl2;
+
+static void l2_init(rl_l2 *c, uint64_t bytes, int ways) {
+  c->bytes = bytes; c->ways = ways;
+  c->nsets = bytes / (128u * (uint64_t)ways);
+  if (c->nsets == 0) c->nsets = 1;
+  size_t n = c->nsets * (size_t)ways;
+  c->tag = calloc(n, 8); c->stamp = calloc(n, 8);
+  c->valid = calloc(n, 1); c->dirty = calloc(n, 1);
+}
+
+static void l2_access(rl_l2 *c, uint64_t sector, int write) {
+  uint64_t line = sector >> 2, bit = 1u << (sector & 3);
+  uint64_t h = line ^ (line >> 7) ^ (line >> 15);
+  size_t base = (size_t)(h % c->nsets) * (size_t)c->ways, way = (size_t)-1, victim = base;
+  for (int w = 0; w < c->ways; w++) {
+    size_t i = base + (size_t)w;
+    if (c->tag[i] == line + 1) { way = i; break; }
+    if (c->stamp[i] < c->stamp[victim]) victim = i;
+  }
+  if (way == (size_t)-1) {
+    way = victim;
+    c->wr_back += (uint64_t)__builtin_popcount(c->dirty[way]);
+    c->tag[way] = line + 1; c->valid[way] = 0; c->dirty[way] = 0;
+  }
+  if (write) { c->dirty[way] |= (uint8_t)bit; c->valid[way] |= (uint8_t)bit; }
+  else if (!(c->valid[way] & bit)) { c->rd_miss++; c->valid[way] |= (uint8_t)bit; }
+  c->stamp[way] = ++c->clock;
+}
+
+static void l2_finish(rl_l2 *c, uint64_t *rd, uint64_t *wb) {
+  size_t n = c->nsets * (size_t)c->ways;
+  for (size_t i = 0; i < n; i++) c->wr_back += (uint64_t)__builtin_popcount(c->dirty[i]);
+  *rd = c->rd_miss; *wb = c->wr_back;
+  memset(c->tag, 0, n * 8); memset(c->stamp, 0, n * 8);
+  memset(c->valid, 0, n); memset(c->dirty, 0, n);
+  c->clock = c->rd_miss = c->wr_back = 0;
+}
+
+/* ---- memory hooks --------------------------------------------------------------------- */
+static void record(uintptr_t a, uint64_t n, int write) {
+  uint64_t s0 = a >> 5, s1 = (a + (n ? n : 1) - 1) >> 5;
+  for (uint64_t s = s0; s <= s1; s++) {
+    rl_page *p = page_get((uintptr_t)(s >> (PAGE_SHIFT - 5)));
+    uint64_t idx = s & ((1u << (PAGE_SHIFT - 5)) - 1);
+    uint64_t *bits = write ? p->wr : p->rd;
+    bits[idx >> 6] |= 1ull << (idx & 63);
+    for (int i = 0; i < nl2; i++) l2_access(&l2s[i], s, write);
+  }
+}
+
+static int classify(uintptr_t a) { /* 0 global, 1 shared, 2 local, 3 register/param */
+  if (a >= rl_shared_lo && a < rl_shared_hi) return 1;
+  if (a >= rl_stack_lo && a < rl_stack_hi) return 2;
+  if (a >= rl_main_lo && a < rl_main_hi) return 3;
+  if (a >= rl_regs_lo && a < rl_regs_hi) return 3;
+  return 0;
+}
+
+void __rl_ld(void *p, uint64_t n) {
+  if (!__rl_on) return;
+  uintptr_t a = (uintptr_t)p;
+  switch (classify(a)) {
+  case 0: g_ld.n++; g_ld.bytes += n; record(a, n, 0); break;
+  case 1: s_ld.n++; s_ld.bytes += n; break;
+  case 2: l_ld.n++; l_ld.bytes += n; break;
+  default: break;
+  }
+}
+
+void __rl_st(void *p, uint64_t n) {
+  if (!__rl_on) return;
+  uintptr_t a = (uintptr_t)p;
+  switch (classify(a)) {
+  case 0: g_st.n++; g_st.bytes += n; record(a, n, 1); break;
+  case 1: s_st.n++; s_st.bytes += n; break;
+  case 2: l_st.n++; l_st.bytes += n; break;
+  default: break;
+  }
+}
+
+void __rl_atom(void *p, uint64_t n) {
+  if (!__rl_on) return;
+  uintptr_t a = (uintptr_t)p;
+  int k = classify(a);
+  if (k == 0) { g_atom.n++; g_atom.bytes += n; record(a, n, 0); record(a, n, 1); }
+  else if (k == 1) { s_atom.n++; s_atom.bytes += n; }
+}
+
+/* operations done by runtime helpers that are not instrumented (e.g. warp shuffles) */
+void __rl_count_extra(int prec, uint64_t flops, uint64_t intops) {
+  if (!__rl_on) return;
+  if (prec >= 0 && prec < 3) rl_extra_flops[prec] += flops;
+  rl_extra_int += intops;
+}
+
+void __rl_set_stack(uintptr_t lo, uintptr_t hi) { rl_stack_lo = lo; rl_stack_hi = hi; }
+void __rl_set_shared(uintptr_t lo, uintptr_t hi) { rl_shared_lo = lo; rl_shared_hi = hi; }
+void __rl_set_regs(uintptr_t lo, uintptr_t hi) { rl_regs_lo = lo; rl_regs_hi = hi; }
+
+static void main_stack(void) {
+  pthread_attr_t at;
+  void *addr; size_t sz;
+  if (pthread_getattr_np(pthread_self(), &at) == 0) {
+    pthread_attr_getstack(&at, &addr, &sz);
+    rl_stack_lo = rl_main_lo = (uintptr_t)addr; rl_stack_hi = rl_main_hi = (uintptr_t)addr + sz;
+    pthread_attr_destroy(&at);
+  }
+}
+
+/* ---- launches ------------------------------------------------------------------------- */
+typedef struct { char *name; int seen; } rl_kseen;
+static rl_kseen kseen[4096];
+static int nkseen;
+
+static rl_kseen *kernel_entry(const char *name) {
+  for (int i = 0; i < nkseen; i++)
+    if (strcmp(kseen[i].name, name) == 0) return &kseen[i];
+  if (nkseen == 4096) return NULL;
+  kseen[nkseen].name = strdup(name);
+  return &kseen[nkseen++];
+}
+
+static void init_once(void) {
+  static int done;
+  if (done) return;
+  done = 1;
+  const char *o = getenv("RL_OUT");
+  rl_out = o ? fopen(o, "a") : stderr;
+  if (!rl_out) rl_out = stderr;
+  if (getenv("RL_LAUNCHES")) rl_max_launches = atoi(getenv("RL_LAUNCHES"));
+  if (getenv("RL_SKIP_AFTER")) rl_skip_after = atoi(getenv("RL_SKIP_AFTER"));
+  rl_only = getenv("RL_KERNEL");
+  if (rl_only && !*rl_only) rl_only = NULL;
+  const char *l2 = getenv("RL_L2");
+  int ways = getenv("RL_L2_WAYS") ? atoi(getenv("RL_L2_WAYS")) : 16;
+  while (l2 && *l2 && nl2 < MAX_L2) {
+    char *end;
+    unsigned long long b = strtoull(l2, &end, 10);
+    if (end == l2) break;
+    l2_init(&l2s[nl2++], b, ways);
+    l2 = *end == ',' ? end + 1 : end;
+  }
+  rl_snap = calloc(__rl_nbb + 1, 8);
+  rl_acc = calloc(__rl_nbb + 1, 8);
+  main_stack();
+}
+
+static int name_matches(const char *name) {
+  if (!rl_only) return 1;
+  return strstr(name, rl_only) != NULL;
+}
+
+static const char *cur_name;
+static int cur_index;
+static uint64_t blocks_total, blocks_counted;
+static char grid_s[96], block_s[96];
+static uint64_t *block_work; /* per counted block: dynamic basic blocks executed */
+static size_t nblock_work, block_work_cap;
+
+/* returns 0 = run and count, 1 = run uncounted, 2 = skip (do not run) */
+int __rl_kbegin(const char *name) {
+  init_once();
+  rl_kseen *k = kernel_entry(name);
+  if (!k || !name_matches(name) || rl_in_kernel) return 1;
+  if (k->seen >= rl_max_launches) return rl_skip_after ? 2 : 1;
+  cur_index = k->seen++;
+  cur_name = k->name;
+  rl_in_kernel = 1;
+  memset(rl_acc, 0, __rl_nbb * 8);
+  memset(&g_ld, 0, sizeof g_ld); memset(&g_st, 0, sizeof g_st);
+  memset(&s_ld, 0, sizeof s_ld); memset(&s_st, 0, sizeof s_st);
+  memset(&l_ld, 0, sizeof l_ld); memset(&l_st, 0, sizeof l_st);
+  memset(&g_atom, 0, sizeof g_atom); memset(&s_atom, 0, sizeof s_atom);
+  memset(rl_extra_flops, 0, sizeof rl_extra_flops); rl_extra_int = 0;
+  blocks_total = blocks_counted = 1;
+  nblock_work = 0;
+  grid_s[0] = block_s[0] = 0;
+  return 0;
+}
+
+void __rl_launch_shape(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx, uint64_t by,
+                       uint64_t bz) {
+  snprintf(grid_s, sizeof grid_s, "[%llu,%llu,%llu]", (unsigned long long)gx,
+           (unsigned long long)gy, (unsigned long long)gz);
+  snprintf(block_s, sizeof block_s, "[%llu,%llu,%llu]", (unsigned long long)bx,
+           (unsigned long long)by, (unsigned long long)bz);
+}
+
+/* counting window: the whole launch (OpenMP) or one sampled block (CUDA) */
+void __rl_window_begin(void) {
+  memcpy(rl_snap, __rl_bbc, __rl_nbb * 8);
+  __rl_on = 1;
+}
+
+void __rl_window_end(void) {
+  __rl_on = 0;
+  uint64_t work = 0;
+  for (uint64_t i = 0; i < __rl_nbb; i++) {
+    uint64_t d = __rl_bbc[i] - rl_snap[i];
+    rl_acc[i] += d;
+    work += d;
+  }
+  if (nblock_work == block_work_cap) {
+    block_work_cap = block_work_cap ? block_work_cap * 2 : 64;
+    block_work = realloc(block_work, block_work_cap * 8);
+  }
+  block_work[nblock_work++] = work;
+}
+
+void __rl_blocks(uint64_t total, uint64_t counted) { blocks_total = total; blocks_counted = counted; }
+
+static void emit(void) {
+  FILE *f = rl_out;
+  uint64_t srd, swr;
+  pages_reset(&srd, &swr);
+  fprintf(f, "{\"kernel\":\"%s\",\"launch\":%d,", cur_name, cur_index);
+  if (grid_s[0]) fprintf(f, "\"grid\":%s,\"block\":%s,", grid_s, block_s);
+  fprintf(f, "\"blocks_total\":%llu,\"blocks_counted\":%llu,\"bb\":[",
+          (unsigned long long)blocks_total, (unsigned long long)blocks_counted);
+  int first = 1;
+  for (uint64_t i = 0; i < __rl_nbb; i++)
+    if (rl_acc[i]) {
+      fprintf(f, "%s[%llu,%llu]", first ? "" : ",", (unsigned long long)i,
+              (unsigned long long)rl_acc[i]);
+      first = 0;
+    }
+  fprintf(f, "],\"block_work\":[");
+  for (size_t i = 0; i < nblock_work && i < 64; i++)
+    fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)block_work[i]);
+#define P(k, v) fprintf(f, ",\"" k "\":[%llu,%llu]", (unsigned long long)v.n, \
+                        (unsigned long long)v.bytes)
+  fprintf(f, "]");
+  P("global_load", g_ld); P("global_store", g_st); P("shared_load", s_ld);
+  P("shared_store", s_st); P("local_load", l_ld); P("local_store", l_st);
+  P("global_atomic", g_atom); P("shared_atomic", s_atom);
+#undef P
+  fprintf(f, ",\"extra_flops\":[%llu,%llu,%llu],\"extra_int\":%llu",
+          (unsigned long long)rl_extra_flops[0], (unsigned long long)rl_extra_flops[1],
+          (unsigned long long)rl_extra_flops[2], (unsigned long long)rl_extra_int);
+  fprintf(f, ",\"sectors_read\":%llu,\"sectors_written\":%llu,\"l2\":[",
+          (unsigned long long)srd, (unsigned long long)swr);
+  for (int i = 0; i < nl2; i++) {
+    uint64_t rd, wb;
+    l2_finish(&l2s[i], &rd, &wb);
+    fprintf(f, "%s{\"bytes\":%llu,\"read_miss_sectors\":%llu,\"write_back_sectors\":%llu}",
+            i ? "," : "", (unsigned long long)l2s[i].bytes, (unsigned long long)rd,
+            (unsigned long long)wb);
+  }
+  fprintf(f, "]}\n");
+  fflush(f);
+}
+
+void __rl_kend(void) {
+  if (!rl_in_kernel) return;
+  rl_in_kernel = 0;
+  __rl_on = 0;
+  emit();
+}
+
+/* OpenMP target regions: the whole region is one window */
+int __rl_omp_begin(const char *name) {
+  int r = __rl_kbegin(name);
+  if (r == 0) __rl_window_begin();
+  return r == 2;
+}
+
+void __rl_omp_end(void) {
+  if (!rl_in_kernel) return;
+  __rl_window_end();
+  __rl_kend();
+}

@@ -1,0 +1,263 @@
+/* ridgeline CPU execution layer for CUDA programs (included first in every translation unit
+ * by ridgeline.counting; not the CUDA headers). Kernels become ordinary functions, launches
+ * run every thread of a block as a fiber on one OS thread (so __syncthreads and warp
+ * intrinsics work), device memory is host memory. C++14. */
+#pragma once
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#define __global__
+#define __device__
+#define __host__
+#define __constant__
+#define __managed__
+#define __forceinline__ inline
+#define __noinline__ __attribute__((noinline))
+#define __restrict__ __restrict
+#define __launch_bounds__(...)
+#define __align__(n) __attribute__((aligned(n)))
+#define __shared__ static __attribute__((section("rl_shared")))
+#define __CUDA_RL__ 1
+#ifndef CUDART_VERSION
+#define CUDART_VERSION 12000
+#endif
+
+/* ---- vector types ---------------------------------------------------------------------- */
+#define RL_VEC(T, N, A)                                                                      \
+  struct __attribute__((aligned(A))) N##1 { T x; };                                          \
+  struct __attribute__((aligned(A * 2))) N##2 { T x, y; };                                   \
+  struct N##3 { T x, y, z; };                                                                \
+  struct __attribute__((aligned(A * 4 > 16 ? 16 : A * 4))) N##4 { T x, y, z, w; };           \
+  static inline N##1 make_##N##1(T x) { return N##1{x}; }                                    \
+  static inline N##2 make_##N##2(T x, T y) { return N##2{x, y}; }                            \
+  static inline N##3 make_##N##3(T x, T y, T z) { return N##3{x, y, z}; }                    \
+  static inline N##4 make_##N##4(T x, T y, T z, T w) { return N##4{x, y, z, w}; }
+RL_VEC(signed char, char, 1)
+RL_VEC(unsigned char, uchar, 1)
+RL_VEC(short, short, 2)
+RL_VEC(unsigned short, ushort, 2)
+RL_VEC(int, int, 4)
+RL_VEC(unsigned int, uint, 4)
+RL_VEC(long, long, 8)
+RL_VEC(unsigned long, ulong, 8)
+RL_VEC(long long, longlong, 8)
+RL_VEC(unsigned long long, ulonglong, 8)
+RL_VEC(float, float, 4)
+RL_VEC(double, double, 8)
+#undef RL_VEC
+
+struct dim3 {
+  unsigned int x, y, z;
+  constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
+      : x(vx), y(vy), z(vz) {}
+  constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+  constexpr operator uint3() const { return uint3{x, y, z}; }
+};
+
+extern "C" {
+extern uint3 threadIdx, blockIdx;
+extern dim3 blockDim, gridDim;
+extern char __rl_dyn_shared[];
+void __rl_syncthreads(void);
+void __rl_syncwarp(void);
+unsigned long long __rl_shfl(unsigned long long v, int mode, int arg, int width);
+unsigned int __rl_ballot(int pred);
+float __rl_expf_fast(float), __rl_logf_fast(float), __rl_sinf_fast(float),
+    __rl_cosf_fast(float), __rl_powf_fast(float, float), __rl_fdividef(float, float),
+    __rl_rsqrtf(float), __rl_rcpf(float), __rl_tanf_fast(float), __rl_exp10f_fast(float),
+    __rl_log2f_fast(float), __rl_log10f_fast(float);
+}
+static const int warpSize = 32;
+
+static inline void __syncthreads() { __rl_syncthreads(); }
+static inline int __syncthreads_count(int p) {
+  int n = __builtin_popcount(__rl_ballot(p));
+  __rl_syncthreads();
+  return n;
+}
+static inline void __syncwarp(unsigned = 0xffffffffu) { __rl_syncwarp(); }
+static inline void __threadfence() {}
+static inline void __threadfence_block() {}
+static inline void __threadfence_system() {}
+static inline unsigned __activemask() { return 0xffffffffu; }
+static inline long long clock64() { return (long long)std::chrono::steady_clock::now().time_since_epoch().count(); }
+
+/* ---- warp intrinsics ------------------------------------------------------------------- */
+template <class T> static inline T __rl_shfl_t(T v, int mode, int arg, int width) {
+  static_assert(sizeof(T) <= 8, "shuffle of types wider than 8 bytes is not supported");
+  unsigned long long u = 0;
+  std::memcpy(&u, &v, sizeof(T));
+  u = __rl_shfl(u, mode, arg, width);
+  T r;
+  std::memcpy(&r, &u, sizeof(T));
+  return r;
+}
+template <class T> static inline T __shfl_sync(unsigned, T v, int src, int w = 32) { return __rl_shfl_t(v, 0, src, w); }
+template <class T> static inline T __shfl_up_sync(unsigned, T v, unsigned d, int w = 32) { return __rl_shfl_t(v, 1, (int)d, w); }
+template <class T> static inline T __shfl_down_sync(unsigned, T v, unsigned d, int w = 32) { return __rl_shfl_t(v, 2, (int)d, w); }
+template <class T> static inline T __shfl_xor_sync(unsigned, T v, int m, int w = 32) { return __rl_shfl_t(v, 3, m, w); }
+template <class T> static inline T __shfl(T v, int src, int w = 32) { return __rl_shfl_t(v, 0, src, w); }
+template <class T> static inline T __shfl_up(T v, unsigned d, int w = 32) { return __rl_shfl_t(v, 1, (int)d, w); }
+template <class T> static inline T __shfl_down(T v, unsigned d, int w = 32) { return __rl_shfl_t(v, 2, (int)d, w); }
+template <class T> static inline T __shfl_xor(T v, int m, int w = 32) { return __rl_shfl_t(v, 3, m, w); }
+static inline unsigned __ballot_sync(unsigned, int p) { return __rl_ballot(p); }
+static inline unsigned __ballot(int p) { return __rl_ballot(p); }
+static inline int __any_sync(unsigned, int p) { return __rl_ballot(p) != 0; }
+static inline int __all_sync(unsigned, int p) { return __rl_ballot(!p) == 0; }
+static inline int __any(int p) { return __rl_ballot(p) != 0; }
+static inline int __all(int p) { return __rl_ballot(!p) == 0; }
+
+/* ---- atomics (fibers never preempt each other, so plain read-modify-write is atomic; the
+ * __atomic builtins make them visible to the counter as atomics) -------------------------- */
+#define RL_ATOM_INT(T)                                                                       \
+  static inline T atomicAdd(T *a, T v) { return __atomic_fetch_add(a, v, __ATOMIC_RELAXED); } \
+  static inline T atomicSub(T *a, T v) { return __atomic_fetch_sub(a, v, __ATOMIC_RELAXED); } \
+  static inline T atomicAnd(T *a, T v) { return __atomic_fetch_and(a, v, __ATOMIC_RELAXED); } \
+  static inline T atomicOr(T *a, T v) { return __atomic_fetch_or(a, v, __ATOMIC_RELAXED); }   \
+  static inline T atomicXor(T *a, T v) { return __atomic_fetch_xor(a, v, __ATOMIC_RELAXED); } \
+  static inline T atomicExch(T *a, T v) { return __atomic_exchange_n(a, v, __ATOMIC_RELAXED); } \
+  static inline T atomicMin(T *a, T v) { T o = *a; while (v < o && !__atomic_compare_exchange_n(a, &o, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {} return o; } \
+  static inline T atomicMax(T *a, T v) { T o = *a; while (v > o && !__atomic_compare_exchange_n(a, &o, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {} return o; } \
+  static inline T atomicCAS(T *a, T c, T v) { __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED); return c; }
+RL_ATOM_INT(int)
+RL_ATOM_INT(unsigned int)
+RL_ATOM_INT(unsigned long long)
+RL_ATOM_INT(long long)
+#undef RL_ATOM_INT
+static inline unsigned atomicInc(unsigned *a, unsigned v) { unsigned o = *a; unsigned n = o >= v ? 0 : o + 1; __atomic_compare_exchange_n(a, &o, n, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED); return o; }
+static inline unsigned atomicDec(unsigned *a, unsigned v) { unsigned o = *a; unsigned n = (o == 0 || o > v) ? v : o - 1; __atomic_compare_exchange_n(a, &o, n, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED); return o; }
+template <class F, class U> static inline F __rl_atomic_fp(F *a, F v, int op) {
+  U *ua = reinterpret_cast<U *>(a);
+  U old = __atomic_load_n(ua, __ATOMIC_RELAXED), nw;
+  F f, r;
+  do {
+    std::memcpy(&f, &old, sizeof f);
+    r = op == 0 ? f + v : op == 1 ? (v < f ? v : f) : op == 2 ? (v > f ? v : f) : v;
+    std::memcpy(&nw, &r, sizeof r);
+  } while (!__atomic_compare_exchange_n(ua, &old, nw, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+  return f;
+}
+static inline float atomicAdd(float *a, float v) { return __rl_atomic_fp<float, unsigned>(a, v, 0); }
+static inline double atomicAdd(double *a, double v) { return __rl_atomic_fp<double, unsigned long long>(a, v, 0); }
+static inline float atomicSub(float *a, float v) { return __rl_atomic_fp<float, unsigned>(a, -v, 0); }
+static inline float atomicExch(float *a, float v) { return __rl_atomic_fp<float, unsigned>(a, v, 3); }
+static inline float atomicMin(float *a, float v) { return __rl_atomic_fp<float, unsigned>(a, v, 1); }
+static inline float atomicMax(float *a, float v) { return __rl_atomic_fp<float, unsigned>(a, v, 2); }
+static inline double atomicMin(double *a, double v) { return __rl_atomic_fp<double, unsigned long long>(a, v, 1); }
+static inline double atomicMax(double *a, double v) { return __rl_atomic_fp<double, unsigned long long>(a, v, 2); }
+#define atomicAdd_block atomicAdd
+#define atomicAdd_system atomicAdd
+#define atomicCAS_block atomicCAS
+#define atomicExch_block atomicExch
+#define atomicMax_block atomicMax
+#define atomicMin_block atomicMin
+
+/* ---- math and bit intrinsics ----------------------------------------------------------- */
+using std::max;
+using std::min;
+template <class A, class B, class = typename std::enable_if<!std::is_same<A, B>::value>::type>
+static inline typename std::common_type<A, B>::type min(A a, B b) { return b < a ? b : a; }
+template <class A, class B, class = typename std::enable_if<!std::is_same<A, B>::value>::type>
+static inline typename std::common_type<A, B>::type max(A a, B b) { return a < b ? b : a; }
+static inline float rsqrtf(float x) { return __rl_rsqrtf(x); }
+static inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
+static inline void sincospif(float x, float *s, float *c) { *s = sinf(x * 3.14159265f); *c = cosf(x * 3.14159265f); }
+static inline float sinpif(float x) { return sinf(x * 3.14159265358979f); }
+static inline float cospif(float x) { return cosf(x * 3.14159265358979f); }
+static inline double sinpi(double x) { return std::sin(x * 3.141592653589793); }
+static inline double cospi(double x) { return std::cos(x * 3.141592653589793); }
+#define __expf(x) __rl_expf_fast(x)
+#define __exp10f(x) __rl_exp10f_fast(x)
+#define __logf(x) __rl_logf_fast(x)
+#define __log2f(x) __rl_log2f_fast(x)
+#define __log10f(x) __rl_log10f_fast(x)
+#define __sinf(x) __rl_sinf_fast(x)
+#define __cosf(x) __rl_cosf_fast(x)
+#define __tanf(x) __rl_tanf_fast(x)
+#define __powf(a, b) __rl_powf_fast(a, b)
+#define __sincosf(x, s, c) (*(s) = __rl_sinf_fast(x), *(c) = __rl_cosf_fast(x))
+static inline float __fdividef(float a, float b) { return __rl_fdividef(a, b); }
+static inline float fdividef(float a, float b) { return __rl_fdividef(a, b); }
+static inline double __drcp_rn(double x) { return 1.0 / x; }
+static inline float __frcp_rn(float x) { return __rl_rcpf(x); }
+static inline float __frsqrt_rn(float x) { return __rl_rsqrtf(x); }
+static inline float __fsqrt_rn(float x) { return sqrtf(x); }
+static inline float __saturatef(float x) { return x < 0.f ? 0.f : (x > 1.f ? 1.f : x); }
+static inline float __fadd_rn(float a, float b) { return a + b; }
+static inline float __fsub_rn(float a, float b) { return a - b; }
+static inline float __fmul_rn(float a, float b) { return a * b; }
+static inline float __fdiv_rn(float a, float b) { return a / b; }
+static inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
+static inline float __fadd_rz(float a, float b) { return a + b; }
+static inline float __fmul_rz(float a, float b) { return a * b; }
+static inline double __dadd_rn(double a, double b) { return a + b; }
+static inline double __dmul_rn(double a, double b) { return a * b; }
+static inline double __ddiv_rn(double a, double b) { return a / b; }
+static inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
+static inline int __float2int_rn(float x) { return (int)nearbyintf(x); }
+static inline int __float2int_rz(float x) { return (int)x; }
+static inline int __float2int_rd(float x) { return (int)floorf(x); }
+static inline int __float2int_ru(float x) { return (int)ceilf(x); }
+static inline unsigned __float2uint_rn(float x) { return (unsigned)nearbyintf(x); }
+static inline unsigned __float2uint_rz(float x) { return (unsigned)x; }
+static inline float __int2float_rn(int x) { return (float)x; }
+static inline float __uint2float_rn(unsigned x) { return (float)x; }
+static inline int __double2int_rn(double x) { return (int)nearbyint(x); }
+static inline int __double2int_rz(double x) { return (int)x; }
+static inline float __double2float_rn(double x) { return (float)x; }
+static inline int __float_as_int(float x) { int r; std::memcpy(&r, &x, 4); return r; }
+static inline unsigned __float_as_uint(float x) { unsigned r; std::memcpy(&r, &x, 4); return r; }
+static inline float __int_as_float(int x) { float r; std::memcpy(&r, &x, 4); return r; }
+static inline float __uint_as_float(unsigned x) { float r; std::memcpy(&r, &x, 4); return r; }
+static inline long long __double_as_longlong(double x) { long long r; std::memcpy(&r, &x, 8); return r; }
+static inline double __longlong_as_double(long long x) { double r; std::memcpy(&r, &x, 8); return r; }
+static inline int __double2hiint(double x) { return (int)(__double_as_longlong(x) >> 32); }
+static inline int __double2loint(double x) { return (int)__double_as_longlong(x); }
+static inline double __hiloint2double(int hi, int lo) { return __longlong_as_double(((long long)hi << 32) | (unsigned)lo); }
+static inline int __popc(unsigned x) { return __builtin_popcount(x); }
+static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+static inline int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
+static inline int __clzll(long long x) { return x ? __builtin_clzll((unsigned long long)x) : 64; }
+static inline int __ffs(int x) { return __builtin_ffs(x); }
+static inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+static inline unsigned __brev(unsigned x) { x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1); x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2); x = ((x >> 4) & 0x0F0F0F0Fu) | ((x & 0x0F0F0F0Fu) << 4); x = ((x >> 8) & 0x00FF00FFu) | ((x & 0x00FF00FFu) << 8); return (x >> 16) | (x << 16); }
+static inline int __mul24(int a, int b) { return a * b; }
+static inline unsigned __umul24(unsigned a, unsigned b) { return a * b; }
+static inline int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
+static inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
+static inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) { return (unsigned long long)(((unsigned __int128)a * b) >> 64); }
+static inline long long __mul64hi(long long a, long long b) { return (long long)(((__int128)a * b) >> 64); }
+static inline int __sad(int a, int b, unsigned c) { return (a > b ? a - b : b - a) + (int)c; }
+static inline unsigned __usad(unsigned a, unsigned b, unsigned c) { return (a > b ? a - b : b - a) + c; }
+static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) { unsigned long long v = ((unsigned long long)y << 32) | x; unsigned r = 0; for (int i = 0; i < 4; i++) { unsigned sel = (s >> (4 * i)) & 7; r |= (unsigned)((v >> (8 * sel)) & 0xff) << (8 * i); } return r; }
+static inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned s) { s &= 31; return s ? (hi << s) | (lo >> (32 - s)) : hi; }
+static inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned s) { s &= 31; return s ? (lo >> s) | (hi << (32 - s)) : lo; }
+static inline int __hadd(int a, int b) { return (int)(((long long)a + b) >> 1); }
+static inline int __rhadd(int a, int b) { return (int)(((long long)a + b + 1) >> 1); }
+template <class T> static inline T __ldg(const T *p) { return *p; }
+template <class T> static inline T __ldcs(const T *p) { return *p; }
+template <class T> static inline T __ldcg(const T *p) { return *p; }
+template <class T> static inline T __ldca(const T *p) { return *p; }
+template <class T> static inline T __ldlu(const T *p) { return *p; }
+template <class T> static inline void __stcs(T *p, T v) { *p = v; }
+template <class T> static inline void __stcg(T *p, T v) { *p = v; }
+template <class T> static inline void __stwt(T *p, T v) { *p = v; }
+static inline float normcdff(float x) { return 0.5f * erfcf(-x * 0.70710678f); }
+static inline double normcdf(double x) { return 0.5 * erfc(-x * 0.7071067811865476); }
+static inline float rcbrtf(float x) { return 1.f / cbrtf(x); }
+static inline float rhypotf(float a, float b) { return 1.f / hypotf(a, b); }
+static inline float norm3df(float a, float b, float c) { return sqrtf(a * a + b * b + c * c); }
+static inline float rnorm3df(float a, float b, float c) { return rsqrtf(a * a + b * b + c * c); }
+
+#include "rl_cuda_api.h"

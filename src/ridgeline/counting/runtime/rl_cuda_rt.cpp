@@ -1,0 +1,254 @@
+// ridgeline CPU execution layer: launches run each block's threads as ucontext fibers on one
+// OS thread; __syncthreads and warp operations are cooperative barriers. Counting windows
+// (rl_count.c) open around every block, or around sampled blocks of very large grids.
+#include <sys/mman.h>
+#include <ucontext.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "rl_cuda.h"
+
+extern "C" {
+int __rl_kbegin(const char *name);
+void __rl_kend(void);
+void __rl_launch_shape(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+void __rl_window_begin(void);
+void __rl_window_end(void);
+void __rl_blocks(uint64_t total, uint64_t counted);
+void __rl_set_stack(uintptr_t lo, uintptr_t hi);
+void __rl_set_shared(uintptr_t lo, uintptr_t hi);
+void __rl_count_extra(int prec, uint64_t flops, uint64_t intops);
+
+__attribute__((section("rl_regs"))) uint3 threadIdx, blockIdx;
+__attribute__((section("rl_regs"))) dim3 blockDim, gridDim;
+__attribute__((section("rl_shared"), aligned(64))) char __rl_dyn_shared[256 * 1024];
+extern char __start_rl_shared[], __stop_rl_shared[], __start_rl_regs[], __stop_rl_regs[];
+void __rl_set_regs(uintptr_t lo, uintptr_t hi);
+}
+
+namespace {
+constexpr size_t kStack = 256 * 1024;
+enum State { RUN, WAIT_BLOCK, WAIT_WARP, DONE };
+struct Fiber { ucontext_t ctx; char *stack; State st; uint3 idx; };
+
+std::vector<Fiber> fibers;
+ucontext_t sched_ctx;
+int cur = -1, nthreads = 0;
+void *body_ctx;
+void (*body_fn)(void *);
+unsigned long long warp_slot[1024];
+int warp_pred[1024];
+
+void trampoline() {
+  body_fn(body_ctx);
+  fibers[cur].st = DONE;
+  swapcontext(&fibers[cur].ctx, &sched_ctx);
+}
+
+void ensure_fibers(int n) {
+  while ((int)fibers.size() < n) {
+    Fiber f{};
+    void *m = mmap(nullptr, kStack, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) { fprintf(stderr, "rl: allocation failed (fiber stacks)\n"); exit(3); }
+    f.stack = (char *)m;
+    fibers.push_back(f);
+  }
+}
+
+void yield_to_scheduler(State s) {
+  Fiber &f = fibers[cur];
+  f.st = s;
+  swapcontext(&f.ctx, &sched_ctx);
+}
+
+void switch_to(int i) {
+  cur = i;
+  threadIdx = fibers[i].idx;
+  __rl_set_stack((uintptr_t)fibers[i].stack, (uintptr_t)fibers[i].stack + kStack);
+  swapcontext(&sched_ctx, &fibers[i].ctx);
+  cur = -1;
+}
+
+void run_block() {
+  unsigned bx = blockDim.x, by = blockDim.y;
+  for (int t = 0; t < nthreads; t++) {
+    Fiber &f = fibers[t];
+    f.idx = uint3{t % bx, (t / bx) % by, t / (bx * by)};
+    f.st = RUN;
+    getcontext(&f.ctx);
+    f.ctx.uc_stack.ss_sp = f.stack;
+    f.ctx.uc_stack.ss_size = kStack;
+    f.ctx.uc_link = nullptr;
+    makecontext(&f.ctx, trampoline, 0);
+  }
+  for (;;) {
+    bool any_live = false;
+    for (int t = 0; t < nthreads; t++)
+      if (fibers[t].st == RUN) switch_to(t);
+    // release barriers: warps whose live lanes all wait at a warp op, then the block
+    int live = 0, at_block = 0;
+    for (int w = 0; w * 32 < nthreads; w++) {
+      int lo = w * 32, hi = std::min(nthreads, lo + 32), wl = 0, ww = 0;
+      for (int t = lo; t < hi; t++) {
+        if (fibers[t].st != DONE) wl++;
+        if (fibers[t].st == WAIT_WARP) ww++;
+      }
+      if (ww && ww == wl)
+        for (int t = lo; t < hi; t++) fibers[t].st = RUN;
+    }
+    for (int t = 0; t < nthreads; t++) {
+      if (fibers[t].st != DONE) { live++; any_live = true; }
+      if (fibers[t].st == WAIT_BLOCK) at_block++;
+    }
+    if (!any_live) break;
+    bool runnable = false;
+    for (int t = 0; t < nthreads; t++) runnable |= fibers[t].st == RUN;
+    if (runnable) continue;
+    if (at_block == live || at_block > 0) {  // all live threads at __syncthreads (or divergent)
+      for (int t = 0; t < nthreads; t++)
+        if (fibers[t].st != DONE) fibers[t].st = RUN;
+      continue;
+    }
+    for (int t = 0; t < nthreads; t++)  // divergent warp ops: release everyone
+      if (fibers[t].st != DONE) fibers[t].st = RUN;
+  }
+}
+
+std::vector<uint64_t> sample_blocks(uint64_t n, int k) {
+  std::vector<uint64_t> s{0, n / 2, n - 1};
+  std::mt19937_64 rng(4839);
+  while ((int)s.size() < k && s.size() < n) s.push_back(rng() % n);
+  std::sort(s.begin(), s.end());
+  s.erase(std::unique(s.begin(), s.end()), s.end());
+  return s;
+}
+}  // namespace
+
+extern "C" {
+void __rl_syncthreads(void) { if (cur >= 0) yield_to_scheduler(WAIT_BLOCK); }
+void __rl_syncwarp(void) { if (cur >= 0) yield_to_scheduler(WAIT_WARP); }
+
+unsigned long long __rl_shfl(unsigned long long v, int mode, int arg, int width) {
+  if (cur < 0) return v;
+  int me = cur, lane = me & 31, base = me & ~31;
+  if (width <= 0 || width > 32) width = 32;
+  int seg = lane & ~(width - 1), src = lane;
+  switch (mode) {
+  case 0: src = seg + (arg & (width - 1)); break;
+  case 1: src = lane - arg >= seg ? lane - arg : lane; break;
+  case 2: src = lane + arg < seg + width ? lane + arg : lane; break;
+  default: src = lane ^ arg; if (src >= seg + width || src < seg) src = lane;
+  }
+  warp_slot[me] = v;
+  yield_to_scheduler(WAIT_WARP);
+  unsigned long long r = base + src < nthreads ? warp_slot[base + src] : v;
+  yield_to_scheduler(WAIT_WARP);
+  cur = me;
+  __rl_count_extra(-1, 0, 1);
+  return r;
+}
+
+unsigned int __rl_ballot(int pred) {
+  if (cur < 0) return pred ? 1u : 0u;
+  int me = cur, base = me & ~31;
+  warp_pred[me] = pred != 0;
+  yield_to_scheduler(WAIT_WARP);
+  unsigned m = 0;
+  for (int t = base; t < base + 32 && t < nthreads; t++)
+    if (fibers[t].st != DONE && warp_pred[t]) m |= 1u << (t - base);
+  yield_to_scheduler(WAIT_WARP);
+  __rl_count_extra(-1, 0, 1);
+  return m;
+}
+
+void __rl_run_launch(const char *name, dim3 g, dim3 b, size_t, void *ctx, void (*fn)(void *)) {
+  static int shared_set = 0;
+  if (!shared_set) {
+    __rl_set_shared((uintptr_t)__start_rl_shared, (uintptr_t)__stop_rl_shared);
+    __rl_set_regs((uintptr_t)__start_rl_regs, (uintptr_t)__stop_rl_regs);
+    shared_set = 1;
+  }
+  int mode = __rl_kbegin(name);
+  if (mode == 2) return;
+  gridDim = g; blockDim = b;
+  nthreads = (int)(b.x * b.y * b.z);
+  ensure_fibers(nthreads);
+  body_ctx = ctx; body_fn = fn;
+  uint64_t nblocks = (uint64_t)g.x * g.y * g.z;
+  std::vector<uint64_t> chosen;
+  bool all = true;
+  if (mode == 0) {
+    __rl_launch_shape(g.x, g.y, g.z, b.x, b.y, b.z);
+    const char *ft = getenv("RL_FULL_THREADS"), *sb = getenv("RL_SAMPLE_BLOCKS");
+    uint64_t full = ft ? strtoull(ft, nullptr, 10) : (1ull << 21);
+    if (nblocks * (uint64_t)nthreads > full) {
+      all = false;
+      chosen = sample_blocks(nblocks, sb ? atoi(sb) : 8);
+    }
+  }
+  size_t next = 0;
+  for (uint64_t i = 0; i < nblocks; i++) {
+    blockIdx = uint3{(unsigned)(i % g.x), (unsigned)((i / g.x) % g.y),
+                     (unsigned)(i / ((uint64_t)g.x * g.y))};
+    bool counted = mode == 0 && (all || (next < chosen.size() && chosen[next] == i));
+    if (counted) { if (!all) next++; __rl_window_begin(); }
+    run_block();
+    if (counted) __rl_window_end();
+  }
+  if (mode == 0) {
+    __rl_blocks(nblocks, all ? nblocks : chosen.size());
+    __rl_kend();
+  }
+}
+
+cudaError_t __rl_malloc(void **p, size_t n) {
+  *p = aligned_alloc(256, (n + 255) / 256 * 256 + 256);
+  if (!*p) return cudaErrorMemoryAllocation;
+  return cudaSuccess;
+}
+cudaError_t cudaFree(void *p) { free(p); return cudaSuccess; }
+cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind) {
+  if (n) memmove(d, s, n);
+  return cudaSuccess;
+}
+cudaError_t cudaMemset(void *d, int v, size_t n) { memset(d, v, n); return cudaSuccess; }
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int) {
+  memset(p, 0, sizeof *p);
+  strcpy(p->name, "ridgeline CPU execution layer");
+  p->totalGlobalMem = (size_t)10 << 30; p->sharedMemPerBlock = 49152; p->regsPerBlock = 65536;
+  p->warpSize = 32; p->maxThreadsPerBlock = 1024; p->maxThreadsDim[0] = p->maxThreadsDim[1] = 1024;
+  p->maxThreadsDim[2] = 64; p->maxGridSize[0] = 2147483647; p->maxGridSize[1] = 65535;
+  p->maxGridSize[2] = 65535; p->clockRate = 1710000; p->totalConstMem = 65536; p->major = 8;
+  p->minor = 6; p->multiProcessorCount = 68; p->memoryClockRate = 9501000;
+  p->memoryBusWidth = 320; p->l2CacheSize = 5 << 20; p->maxThreadsPerMultiProcessor = 1536;
+  p->sharedMemPerMultiprocessor = 102400; p->concurrentKernels = 1; p->unifiedAddressing = 1;
+  p->managedMemory = 1; p->sharedMemPerBlockOptin = 101376;
+  return cudaSuccess;
+}
+const char *cudaGetErrorString(cudaError_t e) { return e == cudaSuccess ? "no error" : "error"; }
+const char *cudaGetErrorName(cudaError_t e) { return e == cudaSuccess ? "cudaSuccess" : "cudaError"; }
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
+  *ms = std::chrono::duration<float, std::milli>(b->t - a->t).count();
+  return cudaSuccess;
+}
+
+// fast-math intrinsics: not instrumented; their counted FLOPs come from mathops.py by name
+float __rl_expf_fast(float x) { return expf(x); }
+float __rl_exp10f_fast(float x) { return powf(10.f, x); }
+float __rl_logf_fast(float x) { return logf(x); }
+float __rl_log2f_fast(float x) { return log2f(x); }
+float __rl_log10f_fast(float x) { return log10f(x); }
+float __rl_sinf_fast(float x) { return sinf(x); }
+float __rl_cosf_fast(float x) { return cosf(x); }
+float __rl_tanf_fast(float x) { return tanf(x); }
+float __rl_powf_fast(float a, float b) { return powf(a, b); }
+float __rl_fdividef(float a, float b) { return a / b; }
+float __rl_rsqrtf(float x) { return 1.f / sqrtf(x); }
+float __rl_rcpf(float x) { return 1.f / x; }
+}

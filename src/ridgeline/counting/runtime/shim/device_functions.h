@@ -1,0 +1,2 @@
+#pragma once
+#include "../rl_cuda.h"

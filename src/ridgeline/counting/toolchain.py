@@ -1,0 +1,152 @@
+"""Build an instrumented CPU executable: clang -> LLVM IR -> opt -O2 -> instrument -> link.
+
+Needs clang and opt of LLVM >= 15 (opaque pointers) and, for OpenMP, LLVM's libomp
+(Debian: ``apt-get install clang-15 libomp-15-dev``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from ridgeline.counting.instrument import instrument_ir, wrap_omp_regions
+from ridgeline.errors import CompileError, MissingDependencyError
+
+__all__ = ["Toolchain", "find_toolchain", "BuildSpec", "build_instrumented", "runtime_dir"]
+
+log = logging.getLogger(__name__)
+INSTALL = "apt-get install clang-15 llvm-15 libomp-15-dev (or: bash scripts/setup.d/50-count.sh)"
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    clang: str
+    clangxx: str
+    opt: str
+    version: int
+
+
+@lru_cache(maxsize=1)
+def find_toolchain() -> Toolchain:
+    """The newest clang/opt pair (LLVM 15..19) on this machine."""
+    for v in (15, 16, 17, 18, 19):
+        bindir = Path(f"/usr/lib/llvm-{v}/bin")
+        clang = shutil.which(f"clang-{v}") or (str(bindir / "clang") if (bindir / "clang")
+                                                .exists() else None)
+        opt = shutil.which(f"opt-{v}") or (str(bindir / "opt") if (bindir / "opt").exists()
+                                            else None)
+        if clang and opt:
+            clangxx = shutil.which(f"clang++-{v}") or str(bindir / "clang++")
+            return Toolchain(clang, clangxx, opt, v)
+    raise MissingDependencyError("clang/opt (LLVM >= 15) for execution counting", INSTALL)
+
+
+def runtime_dir() -> Path:
+    return Path(str(resources.files("ridgeline.counting") / "runtime"))
+
+
+@dataclass
+class BuildSpec:
+    """What to compile: source files (C, C++ or CUDA rewritten to C++), flags."""
+
+    sources: list[Path]
+    model: str  # "omp" | "cuda"
+    include_dirs: list[Path] = field(default_factory=list)
+    defines: list[str] = field(default_factory=list)
+    std: str = "c++17"
+    extra_flags: list[str] = field(default_factory=list)
+    extra_includes: list[str] = field(default_factory=list)
+
+
+def _run(cmd: list[str], what: str, cwd: Path | None = None, timeout: float = 300) -> None:
+    try:
+        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        raise CompileError(f"{what}: timed out after {timeout:.0f} s") from e
+    if p.returncode != 0:
+        err = "\n".join(p.stderr.strip().splitlines()[-12:])
+        raise CompileError(f"{what} failed (exit {p.returncode}): {err}")
+
+
+def _front_flags(spec: BuildSpec, src: Path) -> list[str]:
+    is_c = src.suffix == ".c" and spec.model == "omp"
+    flags = ["-x", "c" if is_c else "c++"]
+    if not is_c:
+        flags.append(f"-std={spec.std}")
+    flags += ["-O2", "-Xclang", "-disable-llvm-passes", "-w", "-emit-llvm", "-S",
+              "-fno-exceptions" if spec.model == "cuda" else "-fexceptions"]
+    if spec.model == "omp":
+        flags.append("-fopenmp")
+    if spec.model == "cuda":
+        rt = runtime_dir()
+        flags += ["-include", str(rt / "rl_cuda.h"), "-I", str(rt / "shim"),
+                  "-fno-exceptions", "-D__CUDACC__=1", "-D__RL_CPU_CUDA__=1"]
+        flags = [f for f in flags if f != "-fno-exceptions"]
+    for d in [*spec.include_dirs, *(Path(p) for p in spec.extra_includes)]:
+        flags += ["-I", str(d)]
+    flags += [f"-D{d}" for d in spec.defines]
+    return flags + spec.extra_flags
+
+
+def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> Path:
+    """Compile, instrument and link *spec* in *workdir*; returns the executable. The static
+    block table goes to ``workdir/blocks.json``."""
+    tc = find_toolchain()
+    workdir.mkdir(parents=True, exist_ok=True)
+    objs: list[Path] = []
+    blocks: dict[int, dict[str, float]] = {}
+    kernels: list[str] = []
+    next_id = 0
+    for i, src in enumerate(spec.sources):
+        stem = f"{i:02d}_{src.stem}"
+        ll0, ll1, ll2 = (workdir / f"{stem}.{k}.ll" for k in ("o0", "opt", "inst"))
+        _run([tc.clang, *_front_flags(spec, src), str(src), "-o", str(ll0)],
+             f"clang on {src.name}", timeout=timeout)
+        text = ll0.read_text()
+        if spec.model == "omp":
+            text, names = wrap_omp_regions(text)
+            kernels += names
+            ll0.write_text(text)
+        _run([tc.opt, "-passes=default<O2>", "-S", str(ll0), "-o", str(ll1)],
+             f"opt on {src.name}", timeout=timeout)
+        inst = instrument_ir(ll1.read_text(), first_id=next_id)
+        next_id = inst.next_id
+        blocks.update(inst.blocks)
+        ll2.write_text(inst.text)
+        obj = workdir / f"{stem}.o"
+        _run([tc.opt, "-verify", "-disable-output", str(ll2)], f"verify of {src.name}",
+             timeout=timeout)
+        _run([tc.clang, "-c", "-O1", "-w", str(ll2), "-o", str(obj)],
+             f"codegen of {src.name}", timeout=timeout)
+        objs.append(obj)
+        for p in (ll0, ll1):
+            p.unlink(missing_ok=True)
+    bbc = workdir / "rl_bbc.c"
+    bbc.write_text(f"#include <stdint.h>\nuint64_t __rl_bbc[{next_id + 1}];\n"
+                   f"const uint64_t __rl_nbb = {next_id};\n")
+    rt = runtime_dir()
+    rt_srcs = [bbc, rt / "rl_count.c"]
+    if spec.model == "cuda":
+        rt_srcs.append(rt / "rl_cuda_rt.cpp")
+    for s in rt_srcs:
+        obj = workdir / f"rt_{s.stem}.o"
+        comp = tc.clangxx if s.suffix == ".cpp" else tc.clang
+        extra = ["-std=c++17", "-I", str(rt)] if s.suffix == ".cpp" else []
+        _run([comp, "-c", "-O2", "-w", *extra, str(s), "-o", str(obj)], f"compile {s.name}",
+             timeout=timeout)
+        objs.append(obj)
+    exe = workdir / "prog"
+    link = [tc.clangxx, *map(str, objs), "-o", str(exe), "-lm", "-lpthread"]
+    if spec.model == "omp":
+        libdir = f"/usr/lib/llvm-{tc.version}/lib"
+        link += ["-fopenmp", f"-L{libdir}", f"-Wl,-rpath,{libdir}"]
+    _run(link, "link", timeout=timeout)
+    (workdir / "blocks.json").write_text(json.dumps(
+        {"blocks": {str(k): v for k, v in blocks.items()}, "omp_regions": kernels}))
+    return exe
