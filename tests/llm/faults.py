@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -56,10 +57,8 @@ class FaultServer:
                     self._send(act[1], json.dumps(act[2]).encode())
                 elif kind == "sleep":
                     time.sleep(act[1])
-                    try:
+                    with contextlib.suppress(OSError):
                         self._send(200, json.dumps(act[2]).encode())
-                    except OSError:
-                        pass
                 elif kind == "truncated":
                     body = json.dumps(chat_ok()).encode()
                     self._send(200, body[: len(body) // 2], length=len(body))

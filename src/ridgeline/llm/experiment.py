@@ -85,11 +85,12 @@ def run_paper_a(run: PaperARun) -> tuple[pd.DataFrame, pd.DataFrame, Path]:
     conc = run.concurrency or int(os.environ.get("RIDGELINE_LLM_CONCURRENCY", 1 if embedded
                                                  else 4))
     extras = run.extras or extras_for(scenario, run.tool_predictor, run.gpu)
-    items = build_items(df, scenario, Path(run.sources_root) if run.sources_root else None,
-                        run.gpu, "paper-a", max_src, extras)
     cache = ResponseCache(run.cache_path or default_cache_path())
     t0 = time.monotonic()
-    with open_backend(run.model, run.base_url, run.backend) as backend:
+    with open_backend(run.model, run.base_url, run.backend) as backend:  # fails fast
+        items = build_items(df, scenario,
+                            Path(run.sources_root) if run.sources_root else None,
+                            run.gpu, "paper-a", max_src, extras)
         backend.http.concurrency = conc
         client = LLMClient(backend, run.settings(), cache)
         results = run_items(client, scenario, items, conc, run.progress)

@@ -1,0 +1,63 @@
+"""The paper-a rows with the embedded model (SmolLM2-135M-Instruct on llama.cpp, CPU):
+accuracy / macro-F1 / MCC per language, kernels per minute, and the cache-hit speed-up of
+an identical rerun.
+
+    RIDGELINE_DATA=/work/shared/data python benchmarks/llm_paper_a.py --scenario zero-shot
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from ridgeline.llm.experiment import PaperARun, run_paper_a
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", default="smollm2")
+    ap.add_argument("--base-url", default=None)
+    ap.add_argument("--scenario", default="zero-shot")
+    ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--max-tokens", type=int, default=16)
+    ap.add_argument("--max-source-tokens", type=int, default=None)
+    ap.add_argument("--concurrency", type=int, default=None)
+    ap.add_argument("--out", default="runs/bench")
+    a = ap.parse_args()
+    cache = Path(a.out) / f"cache-{a.scenario}-{a.model}.sqlite"
+    figures = {}
+    for attempt in ("cold", "warm"):
+        if attempt == "cold" and cache.exists():
+            cache.unlink()
+        run = PaperARun(model=a.model, base_url=a.base_url, scenario=a.scenario,
+                        limit=a.limit, max_tokens=a.max_tokens, out=a.out,
+                        max_source_tokens=a.max_source_tokens, concurrency=a.concurrency,
+                        cache_path=str(cache))
+        t0 = time.monotonic()
+        frame, table, out = run_paper_a(run)
+        secs = time.monotonic() - t0
+        figures[attempt] = {
+            "seconds": round(secs, 1),
+            "kernels_per_minute": round(60 * len(frame) / secs, 1),
+            "cache_hits": int(frame.cached.fillna(False).astype(bool).sum()),
+            "errors": int(frame.error.notna().sum()),
+            "tokens_in": int(frame.tokens_in.fillna(0).sum()),
+        }
+        if attempt == "cold":
+            figures["table"] = table.round(3).to_dict(orient="records")
+            figures["answers"] = frame.answer.fillna("<none>").value_counts().to_dict()
+            figures["error_kinds"] = frame.error.dropna().str.split(":").str[0] \
+                .value_counts().to_dict()
+            figures["results"] = str(out)
+    figures["cache_speedup"] = round(figures["cold"]["seconds"] /
+                                     max(figures["warm"]["seconds"], 1e-6), 1)
+    print(json.dumps(figures, indent=2))
+    dest = Path("benchmarks/results") / f"llm_paper_a_{a.scenario}_{a.model}.json"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text(json.dumps(figures, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,54 @@
+"""The synthetic profiling scenario (paper's part a): accuracy of the embedded model for
+2/4/8 worked examples in both answer styles, and of the roofline rule (must be 100%).
+
+    python benchmarks/llm_profiling.py -n 60
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ridgeline.evaluation import classification
+from ridgeline.llm.cache import ResponseCache
+from ridgeline.llm.client import LLMClient
+from ridgeline.llm.runner import run_items
+from ridgeline.llm.scenarios import get_scenario
+from ridgeline.llm.session import open_backend
+from ridgeline.llm.settings import GenerationSettings
+from ridgeline.llm.synthetic import rule_accuracy, synthetic_items
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", default="smollm2")
+    ap.add_argument("--base-url", default=None)
+    ap.add_argument("-n", type=int, default=60)
+    ap.add_argument("--seed", type=int, default=4839)
+    ap.add_argument("--cache", default="runs/bench/cache-profiling.sqlite")
+    a = ap.parse_args()
+    sc = get_scenario("profiling-synthetic")
+    rows = []
+    with open_backend(a.model, a.base_url) as b:
+        for style, max_tokens in (("plain", 8), ("steps", 120)):
+            client = LLMClient(b, GenerationSettings.for_model(a.model, max_tokens),
+                               ResponseCache(a.cache))
+            for k in (2, 4, 8):
+                res = run_items(client, sc, synthetic_items(a.n, k, style, a.seed), 2)
+                m = classification([r.truth for r in res], [r.answer for r in res])
+                rows.append({"style": style, "examples": k, "n": m["n"],
+                             "accuracy": round(m["accuracy"], 3),
+                             "macro_f1": round(m["macro_f1"], 3), "mcc": round(m["mcc"], 3),
+                             "unanswered": m["n_unanswered"],
+                             "answered_bandwidth": sum(r.answer == "Bandwidth" for r in res)})
+    out = {"model": a.model, "rows": rows, "rule_accuracy": rule_accuracy(a.n, a.seed),
+           "rule_accuracy_10000": rule_accuracy(10000, a.seed)}
+    print(json.dumps(out, indent=2))
+    dest = Path("benchmarks/results/llm_profiling.json")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text(json.dumps(out, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
