@@ -82,3 +82,25 @@ def test_build_context_reports_cutoff(tmp_path: Path) -> None:
     require("quicktok-v1", "quicktok")
     ctx = build_context(_program(tmp_path))
     assert 20 < ctx.num_tokens < PAPER_CUTOFF and not ctx.over_cutoff
+
+
+def test_kernel_only_context(tmp_path: Path) -> None:
+    from ridgeline import sources
+
+    require("libclang with builtin headers", sources.clang_available())
+    from ridgeline.sources.context import kernel_context
+
+    d = tmp_path / "p"
+    d.mkdir()
+    (d / "k.cu").write_text(
+        "#define SCALE 2.0f\n"
+        "__device__ float twice(float v) { return SCALE * v; }\n"
+        "__global__ void scale(float *a, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) a[i] = twice(a[i]);\n}\n"
+        "__global__ void other(int *b) { b[0] = 1; }\n"
+        "int main() { scale<<<1, 32>>>(0, 32); return 0; }\n")
+    text = kernel_context(d, "scale")
+    assert text.startswith(f"{SEPARATOR}\nk.cu\n{SEPARATOR}\n")
+    assert "void scale" in text and "twice" in text
+    assert "void other" not in text and "int main" not in text

@@ -37,6 +37,7 @@ def run_task(args: argparse.Namespace) -> int:
         max_source_tokens=getattr(args, "max_source_tokens", None),
         max_tokens=getattr(args, "max_tokens", None),
         tool_predictor=getattr(args, "tool_predictor", None),
+        context=getattr(args, "context", None) or "program",
         seed=args.seed,
     )
     frame, table, out = run_paper_a(run)

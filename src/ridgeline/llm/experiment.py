@@ -51,6 +51,7 @@ class PaperARun:
     cache_path: str | None = None
     seed: int = 4839
     gpu: str = "rtx3080"
+    context: str = "program"  # "program" (paper) | "kernel" (kernel-only extraction)
     progress: bool = True
     extras: Callable[[Any, KernelPrompt], None] | None = field(default=None, repr=False)
 
@@ -90,7 +91,7 @@ def run_paper_a(run: PaperARun) -> tuple[pd.DataFrame, pd.DataFrame, Path]:
     with open_backend(run.model, run.base_url, run.backend) as backend:  # fails fast
         items = build_items(df, scenario,
                             Path(run.sources_root) if run.sources_root else None,
-                            run.gpu, "paper-a", max_src, extras)
+                            run.gpu, "paper-a", max_src, extras, run.context)
         backend.http.concurrency = conc
         client = LLMClient(backend, run.settings(), cache)
         results = run_items(client, scenario, items, conc, run.progress)
@@ -99,7 +100,8 @@ def run_paper_a(run: PaperARun) -> tuple[pd.DataFrame, pd.DataFrame, Path]:
     cache.close()
     frame = results_frame(results)
     table = paper_table(frame)
-    out = Path(run.out) / f"paper-a_{_slug(run.scenario)}_{_slug(run.model)}"
+    name = f"paper-a_{_slug(run.scenario)}_{_slug(run.model)}"
+    out = Path(run.out) / (name if run.context == "program" else f"{name}_{run.context}")
     out.mkdir(parents=True, exist_ok=True)
     frame.to_csv(out / "results.csv", index=False)
     frame.drop(columns=["response"]).to_parquet(out / "results.parquet", index=False)
@@ -120,7 +122,7 @@ def run_paper_a(run: PaperARun) -> tuple[pd.DataFrame, pd.DataFrame, Path]:
             dataset="paper-a", split=run.split, predictor="llm",
             settings={"model": run.model, "endpoint": endpoint, "scenario": scenario.tag,
                       "template": scenario.cache_tag, **run.settings().to_dict(),
-                      "max_source_tokens": max_src, "concurrency": conc,
+                      "max_source_tokens": max_src, "context": run.context, "concurrency": conc,
                       "tool_predictor": run.tool_predictor, "gpu": run.gpu,
                       "limit": run.limit},
             seed=run.seed),

@@ -17,7 +17,8 @@ from ridgeline.errors import RidgelineError, UsageError
 from ridgeline.hardware import GPU, LabelRule, get_gpu, get_rule
 from ridgeline.llm.runner import Item, ItemResult
 from ridgeline.llm.scenarios import KernelPrompt, Scenario
-from ridgeline.sources.context import program_context
+from ridgeline.sources.context import kernel_context, program_context
+from ridgeline.sources.tokens import truncate_tokens
 
 __all__ = [
     "hecbench_sources_root",
@@ -64,8 +65,12 @@ def gpu_peaks(gpu: GPU, rule: LabelRule) -> dict[str, float]:
 
 
 @lru_cache(maxsize=64)
-def _context(folder: str, max_tokens: int | None) -> str:
-    return program_context(folder, max_tokens=max_tokens)
+def _context(folder: str, max_tokens: int | None, kernel: str | None = None,
+             language: str | None = None) -> str:
+    if kernel is None:
+        return program_context(folder, max_tokens=max_tokens)
+    text = kernel_context(folder, kernel, language)
+    return truncate_tokens(text, max_tokens) if max_tokens else text
 
 
 def _row_prompt(row: Any, gpu: GPU, rule: LabelRule) -> KernelPrompt:
@@ -92,10 +97,12 @@ def build_items(
     rule: str = "paper-a",
     max_source_tokens: int | None = None,
     extras: Callable[[Any, KernelPrompt], None] | None = None,
+    context: str = "program",
 ) -> list[Item]:
     """One item per row. Sources come from ``<sources_root>/<source>/``; *extras* may add
-    SASS or tool counts to the prompt. A row whose prompt cannot be built becomes an item
-    with an error (counted wrong), never an exception."""
+    SASS or tool counts to the prompt. *context* "program" gives all source files (the
+    paper's way), "kernel" the kernel-only extraction. A row whose prompt cannot be built
+    becomes an item with an error (counted wrong), never an exception."""
     g, r = get_gpu(gpu), get_rule(rule)
     root = sources_root or hecbench_sources_root()
     d = df.copy()
@@ -116,7 +123,11 @@ def build_items(
                         f"program sources of {row.source!r} not found at {folder}; set "
                         "$RIDGELINE_HECBENCH_SRC to the gpuFLOPBench src folder"
                     )
-                prompt.source = _context(str(folder), max_source_tokens)
+                if context == "kernel":
+                    prompt.source = _context(str(folder), max_source_tokens, str(row.kernel),
+                                             str(row.model_type))
+                else:
+                    prompt.source = _context(str(folder), max_source_tokens)
             if "profile" in scenario.needs:
                 prompt.intensities = {"sp": float(row.spAI), "dp": float(row.dpAI),
                                       "int": float(row.intAI)}

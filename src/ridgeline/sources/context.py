@@ -15,9 +15,7 @@ front end (:mod:`ridgeline.sources`) to cut out the kernel's own definition.
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
-from typing import Any
 
 from ridgeline.errors import InputFileError, KernelNotFoundError, MissingDependencyError
 from ridgeline.sources.tokens import PAPER_CUTOFF, count_tokens, truncate_tokens
@@ -74,33 +72,23 @@ def program_context(
     return truncate_tokens(text, max_tokens) if max_tokens else text
 
 
-def _extractor() -> Any:
-    """Engineer A's kernel extraction (ridgeline.sources), when installed."""
-    try:
-        mod = importlib.import_module("ridgeline.sources")
-    except ImportError as e:
-        raise MissingDependencyError(
-            "kernel extraction (ridgeline.sources)", "pip install 'ridgeline[clang]'", str(e)
-        ) from None
-    fn = getattr(mod, "extract_kernel", None)
-    if fn is None:
-        raise MissingDependencyError(
-            "kernel extraction (ridgeline.sources.extract_kernel)",
-            "pip install 'ridgeline[clang]'",
-        )
-    return fn
-
-
 def kernel_context(program_dir: str | Path, kernel: str, language: str | None = None) -> str:
-    """The source text of *kernel* alone (its definition), under its file-name header."""
-    extract = _extractor()
-    files = program_files(program_dir, (*SOURCE_EXTENSIONS, ".cl"))
-    result = extract(files, kernel, language=language)
-    text = getattr(result, "text", None) or getattr(result, "source", None) or result
-    if not isinstance(text, str) or not text.strip():
-        raise KernelNotFoundError(kernel, [])
-    name = Path(str(getattr(result, "file", "kernel"))).name
-    return _section(name, text)
+    """The kernel alone under its file-name header: the front end's kernel-only extraction
+    (the macros it uses, the functions it calls, then the kernel; see
+    :func:`ridgeline.sources.load_program`). Needs libclang (``ridgeline[clang]``)."""
+    try:
+        from ridgeline.sources import get_kernel, load_program
+    except ImportError as e:  # pragma: no cover - the package is part of ridgeline
+        raise MissingDependencyError("kernel extraction (ridgeline.sources)",
+                                     "pip install 'ridgeline[clang]'", str(e)) from None
+    prog = load_program([str(program_dir)])
+    k = get_kernel(prog, kernel)
+    if language and k.language != language:
+        raise KernelNotFoundError(f"{kernel} ({language})", [f"{k.name} ({k.language})"])
+    text = k.extracted or k.text
+    if not text.strip():
+        raise KernelNotFoundError(kernel, [x.name for x in prog.kernels if x.text])
+    return _section(Path(k.file).name, text)
 
 
 class ProgramContext:
