@@ -21,6 +21,8 @@ COMMAND_MODULES = [
     "ridgeline.cli.datasets",
     "ridgeline.cli.eval",
     "ridgeline.cli.llm",
+    "ridgeline.cli.kernels",
+    "ridgeline.cli.features",
 ]
 
 EPILOG = """examples:

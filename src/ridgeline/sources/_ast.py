@@ -96,7 +96,10 @@ def params_of(func: Any, language: str) -> list[Param]:
     """The parameters of a function cursor, with pointer-ness and address space."""
     tk = cindex().TypeKind
     out = []
-    for a in func.get_arguments():
+    args = list(func.get_arguments())
+    if not args:  # function templates expose their parameters only as children
+        args = [c for c in func.get_children() if c.kind == cindex().CursorKind.PARM_DECL]
+    for a in args:
         t = a.type
         canon = t.get_canonical()
         pointer = canon.kind in (tk.POINTER, tk.INCOMPLETEARRAY, tk.CONSTANTARRAY)

@@ -15,8 +15,6 @@ from ridgeline.sources.model import Kernel, Param, TargetRegion
 
 __all__ = ["omp_args", "omp_kernels", "parse_directive", "split_omp_name", "match_omp_name"]
 
-_NOT_KERNELS = ("OMP_TARGET_DATA_DIRECTIVE", "OMP_TARGET_UPDATE_DIRECTIVE",
-                "OMP_TARGET_ENTER_DATA_DIRECTIVE", "OMP_TARGET_EXIT_DATA_DIRECTIVE")
 _CONSTRUCTS = {"target", "teams", "distribute", "parallel", "for", "simd", "loop"}
 _CLAUSE_RE = re.compile(r"([A-Za-z_]\w*)\s*(\()?")
 _NAME_RE = re.compile(r"^(?P<hint>.*?)_l(?P<line>\d+)$")
@@ -24,7 +22,8 @@ _OFFLOAD_RE = re.compile(r"^_*omp_offloading_[0-9a-fA-F]+_[0-9a-fA-F]+_+")
 
 
 def omp_args(defines: list[str], include_dirs: list[str], lang: str = "c++") -> list[str]:
-    args = ["-x", lang, "-fopenmp", "-isystem", stub_dir(), "-Wno-everything", "-ferror-limit=0"]
+    # no -fopenmp: the pragmas are read from the text and the region is a plain statement
+    args = ["-x", lang, "-isystem", stub_dir(), "-Wno-everything", "-ferror-limit=0"]
     if lang == "c++":
         args.append("-std=c++17")
     args += [f"-D{d}" for d in defines]
@@ -105,55 +104,81 @@ def _captured(directive: Any) -> list[Param]:
     return list(seen.values())
 
 
-def _regions_in(func: Any) -> list[Any]:
-    ck = cindex().CursorKind
-    skip = {getattr(ck, n) for n in _NOT_KERNELS}
+_PRAGMA_RE = re.compile(
+    r"^[ \t]*#[ \t]*pragma[ \t]+omp[ \t]+target\b(?![ \t]+(?:data|update|enter|exit)\b)", re.M
+)
+
+
+def _pragmas(text: str) -> list[tuple[int, int, str]]:
+    """(first line, last line, text) of each offloading ``#pragma omp target`` in *text*."""
     out = []
-    for c in func.walk_preorder():
-        name = c.kind.name
-        if name.startswith("OMP_TARGET") and c.kind not in skip:
-            out.append(c)
+    for m in _PRAGMA_RE.finditer(text):
+        line = text.count("\n", 0, m.start()) + 1
+        ptext = _pragma_text(text, line)
+        out.append((line, line + ptext.count("\n"), ptext))
     return out
+
+
+def _statement_after(func: Any, last_line: int) -> Any | None:
+    """The outermost statement of *func* that starts after line *last_line*."""
+    for c in func.walk_preorder():
+        if c.kind.is_statement() and c.extent.start.line > last_line:
+            return c
+    return None
 
 
 def omp_kernels(
     decls: list[Any], files: FileSet, errors: list[tuple[str, int, str]]
 ) -> list[Kernel]:
+    """Target regions of the functions in *decls* (parsed without -fopenmp, so the region's
+    statement is an ordinary statement after its pragma)."""
     ck = cindex().CursorKind
-    fn_kinds = (ck.FUNCTION_DECL, ck.FUNCTION_TEMPLATE, ck.CXX_METHOD)
-    out = []
+    fn_kinds = (ck.FUNCTION_DECL, ck.FUNCTION_TEMPLATE, ck.CXX_METHOD, ck.CONSTRUCTOR)
+    funcs: dict[str, list[Any]] = {}
     stack = list(decls)
     while stack:
         f = stack.pop()
         if f.kind in (ck.CLASS_DECL, ck.STRUCT_DECL, ck.CLASS_TEMPLATE):
-            stack.extend(c for c in f.get_children() if c.kind in fn_kinds)
-            continue
-        if f.kind not in fn_kinds or not f.is_definition():
-            continue
-        for d in _regions_in(f):
-            out.append(_region_kernel(f, d, files, errors))
+            stack.extend(f.get_children())
+        elif f.kind in fn_kinds and f.is_definition():
+            key = files.key(f.extent.start.file.name) if f.extent.start.file else None
+            if key:
+                funcs.setdefault(key, []).append(f)
+    out = []
+    for file, fs in funcs.items():
+        for first, last, ptext in _pragmas(files.texts[file]):
+            owner = [f for f in fs if f.extent.start.line <= first <= f.extent.end.line]
+            if not owner:
+                continue
+            func = min(owner, key=lambda f: f.extent.end.line - f.extent.start.line)
+            stmt = _statement_after(func, last)
+            out.append(_region_kernel(func, stmt, file, first, ptext, files, errors))
     return out
 
 
-def _region_kernel(func: Any, d: Any, files: FileSet, errors: list[tuple[str, int, str]]) -> Kernel:
-    file = files.key(d.location.file.name) or d.location.file.name
-    line = d.extent.start.line
-    directive = _pragma_text(files.texts.get(file, ""), line)
+def _region_kernel(func: Any, stmt: Any | None, file: str, line: int, directive: str,
+                   files: FileSet, errors: list[tuple[str, int, str]]) -> Kernel:
     constructs, clauses = parse_directive(directive)
     region = TargetRegion(
         function=func.spelling, mangled=func.mangled_name or None, file=file, line=line,
         directive=" ".join(directive.replace("\\\n", " ").split()), constructs=constructs,
         clauses=clauses,
     )
-    k = Kernel(name=region.name, language="omp", file=file, line=line,
-               end_line=d.extent.end.line, params=_captured(d), mangled=region.mangled,
-               template=func.kind == cindex().CursorKind.FUNCTION_TEMPLATE,
-               text=directive + "\n" + files.text_of(d).split("\n", 1)[-1], region=region)
-    k.node = d
-    k.callee_nodes = collect_callees(d, files)
+    k = Kernel(name=region.name, language="omp", file=file, line=line, params=[],
+               mangled=region.mangled,
+               template=func.kind == cindex().CursorKind.FUNCTION_TEMPLATE, region=region)
+    if stmt is None:
+        k.problems.append(f"{file}:{line}: no statement follows the target pragma")
+        k.text = directive
+        return k
+    k.end_line = stmt.extent.end.line
+    k.params = _captured(stmt)
+    k.text = directive + "\n" + files.text_of(stmt)
+    k.node = stmt
+    k.callee_nodes = collect_callees(stmt, files)
     k.callees = sorted(k.callee_nodes)
-    k.extracted, k.macros = extract_text(d, k.callee_nodes, files)
-    k.extracted = k.extracted.replace(files.text_of(d), k.text)
+    k.extracted, k.macros = extract_text(stmt, k.callee_nodes, files)
+    k.extracted = k.extracted.replace(files.text_of(stmt), k.text)
     errs = errors_between(errors, file, line, k.end_line)
     if errs:
         k.problems.append(f"{len(errs)} parse error(s) inside the region, first: {errs[0]}")

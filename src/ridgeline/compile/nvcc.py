@@ -1,0 +1,140 @@
+"""Compile a CUDA source with nvcc for one architecture; read the per-kernel SASS opcode
+histogram (cuobjdump -sass) and ptxas resource usage (registers, shared memory, spills).
+Results are cached by content hash under ``$RIDGELINE_CACHE`` (default ~/.cache/ridgeline)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import subprocess
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from ridgeline.compile._tools import find_tool
+from ridgeline.errors import CompileError, UsageError
+
+log = logging.getLogger(__name__)
+
+__all__ = ["compile_cuda", "parse_sass", "parse_ptxas", "cache_dir", "check_arch"]
+
+_ARCH_RE = re.compile(r"^(sm|compute)_(\d{2,3})[a-z]?$")
+_FUNC_RE = re.compile(r"^\s*Function\s*:\s*(\S+)")
+_INSTR_RE = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)")
+_PTXAS_FN = re.compile(r"(?:Compiling entry function|Function properties for) '?([^'\s]+)'?")
+_SRC_EXTS = {".cu", ".cuh", ".h", ".hpp", ".hh", ".inc", ".c", ".cc", ".cpp", ".cxx"}
+CACHE_VERSION = 1
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("RIDGELINE_CACHE") or str(Path.home() / ".cache" / "ridgeline")
+    return Path(root) / "compile"
+
+
+def check_arch(arch: str) -> str:
+    if not _ARCH_RE.match(arch):
+        raise UsageError(f"architecture {arch!r} is not understood; use forms like sm_80, sm_86, "
+                         "sm_90")
+    return arch.replace("compute_", "sm_")
+
+
+def parse_sass(text: str) -> dict[str, dict[str, int]]:
+    """cuobjdump -sass output -> {mangled function: {opcode: count}}."""
+    out: dict[str, Counter[str]] = {}
+    cur: Counter[str] | None = None
+    for line in text.splitlines():
+        m = _FUNC_RE.match(line)
+        if m:
+            cur = out.setdefault(m.group(1), Counter())
+            continue
+        if cur is not None:
+            mi = _INSTR_RE.match(line)
+            if mi:
+                cur[mi.group(1)] += 1
+    return {k: dict(v) for k, v in out.items()}
+
+
+def parse_ptxas(text: str) -> dict[str, dict[str, int]]:
+    """ptxas -v output -> {mangled function: registers, shared_bytes, spill_stores, ...}."""
+    out: dict[str, dict[str, int]] = {}
+    cur: dict[str, int] | None = None
+    for line in text.splitlines():
+        m = _PTXAS_FN.search(line)
+        if m:
+            cur = out.setdefault(m.group(1), {})
+            continue
+        if cur is None:
+            continue
+        for pat, key in ((r"Used (\d+) registers", "registers"),
+                         (r"(\d+) bytes smem", "shared_bytes"),
+                         (r"(\d+) bytes stack frame", "stack_bytes"),
+                         (r"(\d+) bytes spill stores", "spill_stores"),
+                         (r"(\d+) bytes spill loads", "spill_loads"),
+                         (r"(\d+) bytes lmem", "local_bytes")):
+            mm = re.search(pat, line)
+            if mm:
+                cur[key] = int(mm.group(1))
+    return out
+
+
+def _program_hash(source: Path, args: list[str]) -> str:
+    h = hashlib.sha256()
+    h.update(json.dumps([CACHE_VERSION, args]).encode())
+    for f in sorted(source.parent.rglob("*")):
+        if f.suffix.lower() in _SRC_EXTS and f.is_file():
+            h.update(str(f.relative_to(source.parent)).encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()[:40]
+
+
+def compile_cuda(source: str | Path, arch: str = "sm_86", defines: list[str] | None = None,
+                 use_cache: bool = True, timeout: float = 600) -> dict[str, Any]:
+    """Compile *source* (its folder is the include path) and return
+    ``{"arch", "functions": {mangled: {"opcodes": {...}, "resources": {...}}}, "cached"}``."""
+    src = Path(source).resolve()
+    arch = check_arch(arch)
+    args = [f"-arch={arch}", "-cubin", "-Xptxas", "-v", "-std=c++17", "-I", str(src.parent),
+            "-w", *[f"-D{d}" for d in (defines or [])]]
+    key = _program_hash(src, [src.name, *args])
+    cfile = cache_dir() / f"{key}.json"
+    if use_cache and cfile.is_file():
+        try:
+            data: dict[str, Any] = json.loads(cfile.read_text())
+            data["cached"] = True
+            return data
+        except (OSError, ValueError):
+            log.warning("unreadable cache entry %s; recompiling", cfile)
+    nvcc = find_tool("nvcc")
+    with tempfile.TemporaryDirectory(prefix="ridgeline-nvcc-") as tmp:
+        cubin = Path(tmp) / "k.cubin"
+        cmd = [nvcc, *args, "-x", "cu", str(src), "-o", str(cubin)]
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                               cwd=src.parent)
+        except subprocess.TimeoutExpired as e:
+            raise CompileError(f"nvcc timed out after {timeout:.0f} s on {src}") from e
+        if r.returncode != 0 or not cubin.exists():
+            tail = "\n".join((r.stderr or r.stdout).strip().splitlines()[-6:])
+            raise CompileError(f"nvcc failed on {src} for {arch} (exit {r.returncode}):\n{tail}")
+        res = parse_ptxas(r.stderr + r.stdout)
+        d = subprocess.run([find_tool("cuobjdump"), "-sass", str(cubin)], capture_output=True,
+                           text=True, timeout=timeout)
+        if d.returncode != 0:
+            raise CompileError(f"cuobjdump failed on the cubin of {src}: {d.stderr.strip()}")
+        sass = parse_sass(d.stdout)
+    funcs = {name: {"opcodes": ops, "instructions": sum(ops.values()),
+                    "resources": res.get(name, {})} for name, ops in sass.items()}
+    data = {"arch": arch, "source": str(src), "functions": funcs, "cached": False}
+    if use_cache:
+        try:
+            cfile.parent.mkdir(parents=True, exist_ok=True)
+            tmpf = cfile.with_suffix(".tmp")
+            tmpf.write_text(json.dumps(data))
+            tmpf.replace(cfile)
+        except OSError as e:
+            log.warning("could not write the compile cache %s: %s", cfile, e)
+    return data
