@@ -74,3 +74,22 @@ def test_cli_lists_scenarios(capsys: pytest.CaptureFixture[str]) -> None:
 def test_eval_task_rejects_other_predictors(capsys: pytest.CaptureFixture[str]) -> None:
     rc = main(["eval", "--task", "paper-a", "--predictor", "analytic", "--model", "x"])
     assert rc == 2 and "--predictor llm" in capsys.readouterr().err
+
+
+def test_profiling_with_counted_numbers(tmp_path: Path) -> None:
+    from ridgeline.llm.augment import counted_profile
+    from ridgeline.llm.paper_a import build_items
+    from ridgeline.llm.scenarios import get_scenario
+
+    rec = {"source": "vadd-omp", "args": "100", "launches": [
+        {"kernel": "main_l12", "flops_sp": 100.0, "flops_dp": 0.0, "int_ops": 50.0,
+         "dram_bytes": 1000.0, "dram_bytes_by_gpu": {"GeForce RTX 3080": 400.0}},
+        {"kernel": "main_l12", "flops_sp": 300.0, "flops_dp": 0.0, "int_ops": 50.0,
+         "dram_bytes": 1000.0, "dram_bytes_by_gpu": {"GeForce RTX 3080": 400.0}}]}
+    f = tmp_path / "counts.jsonl"
+    f.write_text(json.dumps(rec) + "\n")
+    items = build_items(_rows(), get_scenario("profiling"), extras=counted_profile(f))
+    assert [i.error is None for i in items] == [False, False, True, False]
+    text = items[2].messages[1]["content"]  # type: ignore[index]
+    assert "counted by ridgeline" in text and "single-precision 0.5 FLOP/B" in text
+    assert "integer 0.125 op/B" in text

@@ -120,6 +120,9 @@ def _run(s: argparse._SubParsersAction) -> None:
     p.add_argument("--tool-predictor", default=None, help="tool-augmented: predictor name")
     p.add_argument("--context", choices=["program", "kernel"], default="program",
                    help="all program sources (paper) or the kernel-only extraction")
+    p.add_argument("--counts-file", default=None,
+                   help="profiling scenario: counted numbers (ridgeline.counting JSONL) "
+                   "instead of the profiler's")
     p.add_argument("--seed", type=int, default=4839)
     p.add_argument("--out", default="runs/eval")
     add_data_dir(p)

@@ -38,6 +38,7 @@ def run_task(args: argparse.Namespace) -> int:
         max_tokens=getattr(args, "max_tokens", None),
         tool_predictor=getattr(args, "tool_predictor", None),
         context=getattr(args, "context", None) or "program",
+        counts_file=getattr(args, "counts_file", None),
         seed=args.seed,
     )
     frame, table, out = run_paper_a(run)

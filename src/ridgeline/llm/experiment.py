@@ -52,6 +52,7 @@ class PaperARun:
     seed: int = 4839
     gpu: str = "rtx3080"
     context: str = "program"  # "program" (paper) | "kernel" (kernel-only extraction)
+    counts_file: str | None = None  # profiling: counted numbers instead of measured ones
     progress: bool = True
     extras: Callable[[Any, KernelPrompt], None] | None = field(default=None, repr=False)
 
@@ -85,7 +86,8 @@ def run_paper_a(run: PaperARun) -> tuple[pd.DataFrame, pd.DataFrame, Path]:
     max_src = run.max_source_tokens or (EMBEDDED_SOURCE_TOKENS if embedded else None)
     conc = run.concurrency or int(os.environ.get("RIDGELINE_LLM_CONCURRENCY", 1 if embedded
                                                  else 4))
-    extras = run.extras or extras_for(scenario, run.tool_predictor, run.gpu)
+    extras = run.extras or extras_for(scenario, run.tool_predictor, run.gpu,
+                                         run.counts_file)
     cache = ResponseCache(run.cache_path or default_cache_path())
     t0 = time.monotonic()
     with open_backend(run.model, run.base_url, run.backend) as backend:  # fails fast
@@ -122,7 +124,8 @@ def run_paper_a(run: PaperARun) -> tuple[pd.DataFrame, pd.DataFrame, Path]:
             dataset="paper-a", split=run.split, predictor="llm",
             settings={"model": run.model, "endpoint": endpoint, "scenario": scenario.tag,
                       "template": scenario.cache_tag, **run.settings().to_dict(),
-                      "max_source_tokens": max_src, "context": run.context, "concurrency": conc,
+                      "max_source_tokens": max_src, "context": run.context,
+                      "counts_file": run.counts_file, "concurrency": conc,
                       "tool_predictor": run.tool_predictor, "gpu": run.gpu,
                       "limit": run.limit},
             seed=run.seed),

@@ -128,7 +128,7 @@ def build_items(
                                              str(row.model_type))
                 else:
                     prompt.source = _context(str(folder), max_source_tokens)
-            if "profile" in scenario.needs:
+            if "profile" in scenario.needs and hasattr(row, "spAI"):
                 prompt.intensities = {"sp": float(row.spAI), "dp": float(row.dpAI),
                                       "int": float(row.intAI)}
             if extras is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import tomllib
 from dataclasses import dataclass, field
 from functools import cache
@@ -77,11 +78,14 @@ class KernelPrompt:
             "ai_sp": _num(ai.get("sp", 0.0), 4),
             "ai_dp": _num(ai.get("dp", 0.0), 4),
             "ai_int": _num(ai.get("int", 0.0), 4),
-            **self.extra,
+            "profile_origin": self.extra.get("profile_origin", "measured with Nsight Compute"),
+            **{k: v for k, v in self.extra.items() if k != "profile_origin"},
         }
 
 
 def _num(v: float, digits: int = 2) -> str:
+    if not math.isfinite(v):
+        return "infinite" if v > 0 else "undefined"
     r = round(float(v), digits)
     return str(int(r)) if r == int(r) and abs(r) < 1e15 else str(r)
 
