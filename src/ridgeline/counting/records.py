@@ -52,7 +52,10 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
     for bid, n in raw["bb"]:
         for k, v in blocks.get(int(bid), {}).items():
             total[k] = total.get(k, 0.0) + v * n
-    scale = raw.get("blocks_total", 1) / max(1, raw.get("blocks_counted", 1))
+    # block counts and memory counters arrive already weighted for sampled blocks; sector
+    # sets and L2 misses are scaled like the global accesses
+    scale = 1.0
+    sscale = float(raw.get("sector_scale", 1.0))
     flops = {p: total.get(p, 0.0) + DIV_EXTRA[p] * total.get(f"div_{p}", 0.0)
              for p in ("sp", "dp", "hp")}
     extra = raw.get("extra_flops", [0, 0, 0])
@@ -62,7 +65,7 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
     int_ops = sum(ints[k] for k in INT_KINDS) + raw.get("extra_int", 0)
     by_gpu: dict[str, float] = {}
     for name, l2 in zip(l2_names, raw.get("l2", []), strict=False):
-        by_gpu[name] = 32.0 * (l2["read_miss_sectors"] + l2["write_back_sectors"]) * scale
+        by_gpu[name] = 32.0 * (l2["read_miss_sectors"] + l2["write_back_sectors"]) * sscale
     gl, gs = raw["global_load"], raw["global_store"]
     sh = raw["shared_load"][0] + raw["shared_store"][0]
     rec = LaunchCount(
@@ -73,7 +76,8 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
         global_stores=gs[0] * scale, global_store_bytes=gs[1] * scale,
         shared_accesses=sh * scale,
         atomics=(raw["global_atomic"][0] + raw["shared_atomic"][0]) * scale,
-        sectors_read=raw["sectors_read"] * scale, sectors_written=raw["sectors_written"] * scale,
+        sectors_read=raw["sectors_read"] * sscale,
+        sectors_written=raw["sectors_written"] * sscale,
         dram_bytes_by_gpu=by_gpu,
         grid=tuple(raw["grid"]) if raw.get("grid") else None,  # type: ignore[arg-type]
         block=tuple(raw["block"]) if raw.get("block") else None,  # type: ignore[arg-type]

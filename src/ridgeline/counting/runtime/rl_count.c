@@ -25,7 +25,10 @@ static uintptr_t rl_regs_lo, rl_regs_hi;   /* threadIdx & co: special registers 
 static FILE *rl_out;
 static int rl_max_launches = 2, rl_skip_after = 1;
 static const char *rl_only;
-static uint64_t *rl_snap, *rl_acc;
+static uint64_t *rl_snap;
+static double *rl_acc;
+static double rl_mem_w[16]; /* weighted memory counters */
+static uint64_t rl_mem_snap[16];
 
 typedef struct { uint64_t n, bytes; } rl_pair;
 static rl_pair g_ld, g_st, s_ld, s_st, l_ld, l_st, g_atom, s_atom;
@@ -232,7 +235,7 @@ static void init_once(void) {
     l2 = *end == ',' ? end + 1 : end;
   }
   rl_snap = calloc(__rl_nbb + 1, 8);
-  rl_acc = calloc(__rl_nbb + 1, 8);
+  rl_acc = calloc(__rl_nbb + 1, sizeof(double));
   main_stack();
 }
 
@@ -257,7 +260,8 @@ int __rl_kbegin(const char *name) {
   cur_index = k->seen++;
   cur_name = k->name;
   rl_in_kernel = 1;
-  memset(rl_acc, 0, __rl_nbb * 8);
+  memset(rl_acc, 0, __rl_nbb * sizeof(double));
+  memset(rl_mem_w, 0, sizeof rl_mem_w);
   memset(&g_ld, 0, sizeof g_ld); memset(&g_st, 0, sizeof g_st);
   memset(&s_ld, 0, sizeof s_ld); memset(&s_st, 0, sizeof s_st);
   memset(&l_ld, 0, sizeof l_ld); memset(&l_st, 0, sizeof l_st);
@@ -278,25 +282,36 @@ void __rl_launch_shape(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx, uint6
 }
 
 /* counting window: the whole launch (OpenMP) or one sampled block (CUDA) */
+static void mem_vec(uint64_t *v) {
+  rl_pair *ps[8] = {&g_ld, &g_st, &s_ld, &s_st, &l_ld, &l_st, &g_atom, &s_atom};
+  for (int i = 0; i < 8; i++) { v[2 * i] = ps[i]->n; v[2 * i + 1] = ps[i]->bytes; }
+}
+
 void __rl_window_begin(void) {
   memcpy(rl_snap, __rl_bbc, __rl_nbb * 8);
+  mem_vec(rl_mem_snap);
   __rl_on = 1;
 }
 
-void __rl_window_end(void) {
+/* close a window whose counts stand for `w` blocks (1 unless blocks are sampled) */
+void __rl_window_end_w(double w) {
   __rl_on = 0;
-  uint64_t work = 0;
+  uint64_t work = 0, mv[16];
   for (uint64_t i = 0; i < __rl_nbb; i++) {
     uint64_t d = __rl_bbc[i] - rl_snap[i];
-    rl_acc[i] += d;
+    rl_acc[i] += w * (double)d;
     work += d;
   }
+  mem_vec(mv);
+  for (int i = 0; i < 16; i++) rl_mem_w[i] += w * (double)(mv[i] - rl_mem_snap[i]);
   if (nblock_work == block_work_cap) {
     block_work_cap = block_work_cap ? block_work_cap * 2 : 64;
     block_work = realloc(block_work, block_work_cap * 8);
   }
   block_work[nblock_work++] = work;
 }
+
+void __rl_window_end(void) { __rl_window_end_w(1.0); }
 
 void __rl_blocks(uint64_t total, uint64_t counted) { blocks_total = total; blocks_counted = counted; }
 
@@ -310,21 +325,23 @@ static void emit(void) {
           (unsigned long long)blocks_total, (unsigned long long)blocks_counted);
   int first = 1;
   for (uint64_t i = 0; i < __rl_nbb; i++)
-    if (rl_acc[i]) {
-      fprintf(f, "%s[%llu,%llu]", first ? "" : ",", (unsigned long long)i,
-              (unsigned long long)rl_acc[i]);
+    if (rl_acc[i] != 0.0) {
+      fprintf(f, "%s[%llu,%.17g]", first ? "" : ",", (unsigned long long)i, rl_acc[i]);
       first = 0;
     }
   fprintf(f, "],\"block_work\":[");
   for (size_t i = 0; i < nblock_work && i < 64; i++)
     fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)block_work[i]);
-#define P(k, v) fprintf(f, ",\"" k "\":[%llu,%llu]", (unsigned long long)v.n, \
-                        (unsigned long long)v.bytes)
   fprintf(f, "]");
-  P("global_load", g_ld); P("global_store", g_st); P("shared_load", s_ld);
-  P("shared_store", s_st); P("local_load", l_ld); P("local_store", l_st);
-  P("global_atomic", g_atom); P("shared_atomic", s_atom);
-#undef P
+  static const char *mem_names[8] = {"global_load", "global_store", "shared_load",
+                                     "shared_store", "local_load", "local_store",
+                                     "global_atomic", "shared_atomic"};
+  for (int i = 0; i < 8; i++)
+    fprintf(f, ",\"%s\":[%.17g,%.17g]", mem_names[i], rl_mem_w[2 * i], rl_mem_w[2 * i + 1]);
+  /* sectors and L2 misses are seen for counted blocks only: scale like global accesses */
+  double raw_g = (double)(g_ld.n + g_st.n + g_atom.n);
+  double sc = raw_g > 0 ? (rl_mem_w[0] + rl_mem_w[2] + rl_mem_w[12]) / raw_g : 1.0;
+  fprintf(f, ",\"sector_scale\":%.17g", sc);
   fprintf(f, ",\"extra_flops\":[%llu,%llu,%llu],\"extra_int\":%llu",
           (unsigned long long)rl_extra_flops[0], (unsigned long long)rl_extra_flops[1],
           (unsigned long long)rl_extra_flops[2], (unsigned long long)rl_extra_int);
