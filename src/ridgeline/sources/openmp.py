@@ -119,6 +119,20 @@ def _pragmas(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
+_ANY_OMP_RE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+omp[ \t]+(?:teams|distribute|parallel|for|"
+                         r"simd|loop)\b", re.M)
+
+
+def _inner_pragmas(text: str, lo: int, hi: int) -> list[tuple[int, int, str]]:
+    out = []
+    for m in _ANY_OMP_RE.finditer(text):
+        line = text.count("\n", 0, m.start()) + 1
+        if lo <= line <= hi:
+            p = _pragma_text(text, line)
+            out.append((line, line + p.count("\n"), p))
+    return out
+
+
 def _statement_after(func: Any, last_line: int) -> Any | None:
     """The outermost statement of *func* that starts after line *last_line*."""
     for c in func.walk_preorder():
@@ -159,6 +173,14 @@ def omp_kernels(
 def _region_kernel(func: Any, stmt: Any | None, file: str, line: int, directive: str,
                    files: FileSet, errors: list[tuple[str, int, str]]) -> Kernel:
     constructs, clauses = parse_directive(directive)
+    if stmt is not None:  # nested "#pragma omp teams/parallel for" inside the region
+        text = files.texts.get(file, "")
+        for _line, _, sub in _inner_pragmas(text, stmt.extent.start.line,
+                                            stmt.extent.end.line):
+            c2, cl2 = parse_directive(sub)
+            constructs += tuple(c for c in c2 if c not in constructs)
+            for kk, vv in cl2.items():
+                clauses[kk] = clauses.get(kk, ()) + vv
     region = TargetRegion(
         function=func.spelling, mangled=func.mangled_name or None, file=file, line=line,
         directive=" ".join(directive.replace("\\\n", " ").split()), constructs=constructs,
@@ -217,8 +239,12 @@ def match_omp_name(name: str, kernels: list[Kernel]) -> Kernel | None:
     if parts is None:
         return None
     hint, line = parts
-    cands = [k for k in kernels if k.language == "omp" and k.line == line]
-    if not cands:
-        return None
-    best = max(cands, key=lambda k: _score(k, hint))
-    return best
+    omp = [k for k in kernels if k.language == "omp"]
+    cands = [k for k in omp if k.line == line]
+    if not cands:  # sources edited since profiling: nearest region within a few lines
+        near = [k for k in omp if abs(k.line - line) <= 12]
+        scored = [k for k in near if _score(k, hint) > 0] or near
+        if not scored:
+            return None
+        return min(scored, key=lambda k: (-_score(k, hint), abs(k.line - line)))
+    return max(cands, key=lambda k: _score(k, hint))
