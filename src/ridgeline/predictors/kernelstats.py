@@ -1,0 +1,300 @@
+"""Per-thread (CUDA) or per-region (OpenMP) operation and access counts from kernel text.
+
+Loops are weighted by their trip counts when the bounds evaluate (from kernel arguments bound
+at the launch site, macros, blockDim/gridDim); a loop whose bound is unknown counts with
+``UNKNOWN_TRIP`` iterations and is recorded in ``unknown_loops`` so callers can tell.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from ridgeline.predictors.argeval import TYPE_SIZES, Dim, Env, try_evaluate
+from ridgeline.predictors.srcscan import Param, match_paren
+
+__all__ = ["Stats", "analyze", "UNKNOWN_TRIP"]
+
+UNKNOWN_TRIP = 16.0
+_MAX_TRIP = 1e9
+_FP_TYPES = {"float": "sp", "double": "dp", "half": "hp", "__half": "hp", "half2": "hp",
+             "__half2": "hp", "float2": "sp", "float4": "sp", "float3": "sp", "double2": "dp",
+             "real": "sp", "__nv_bfloat16": "hp", "FP": "sp", "Real": "sp"}
+_MATH = re.compile(r"\b(?:__)?(sqrt|rsqrt|exp|exp2|exp10|log|log2|log10|sin|cos|tan|pow|"
+                   r"tanh|erf|atan|atan2|asin|acos|cbrt|sinh|cosh|expm1|log1p|hypot|fma|"
+                   r"fdivide|sincos|norm3d)(f?)\s*\(")
+_ATOMIC = re.compile(r"\batomic\w*\s*\(")
+_SYNC = re.compile(r"__syncthreads|barrier\s*\(|#\s*pragma\s+omp\s+barrier")
+_DECL = re.compile(r"\b(?:const\s+)?(unsigned\s+\w+|[A-Za-z_]\w*)\s*\*?\s+"
+                   r"\*?\s*([A-Za-z_]\w*)\s*(?=[=;,\[)])")
+_ARITH = re.compile(r"(?<![-+*/=<>!&|^%])([-+*/])(?![-+=>])|([-+*/])=")
+_INT_HINT = re.compile(r"\b(threadIdx|blockIdx|blockDim|gridDim|omp_get_\w+)\b")
+
+
+@dataclass
+class Stats:
+    """Counts for one thread (CUDA) or the whole region (OpenMP), loops weighted."""
+
+    fp: Counter[str] = field(default_factory=Counter)  # sp/dp/hp arithmetic ops
+    math: Counter[str] = field(default_factory=Counter)  # special functions by precision
+    int_ops: float = 0.0
+    loads: float = 0.0  # global loads (elements)
+    stores: float = 0.0
+    load_bytes: float = 0.0
+    store_bytes: float = 0.0
+    shared: float = 0.0
+    atomics: float = 0.0
+    syncs: float = 0.0
+    loops: int = 0
+    unknown_loops: int = 0
+    max_depth: int = 0
+    trip_product: float = 1.0  # product of the outermost-first known trips along the deepest nest
+    static_fp: Counter[str] = field(default_factory=Counter)  # unweighted
+    static_accesses: float = 0.0
+    guard: float | None = None  # `if (i < n)` / `if (i >= n) return` bound on active threads
+    notes: list[str] = field(default_factory=list)
+
+    def flops(self, prec: str) -> float:
+        return self.fp[prec] + self.math[prec] * 4.0
+
+
+@dataclass
+class _Ctx:
+    env: Env
+    types: dict[str, str]  # identifier -> base type
+    pointers: dict[str, str]  # global pointer identifier -> element type
+    shared: set[str]
+    stats: Stats
+    depth: int = 0
+
+
+def _elem_size(ty: str) -> int:
+    return TYPE_SIZES.get(ty, 4)
+
+
+def _precision_of(stmt: str, ctx: _Ctx) -> str:
+    precs = set()
+    for ident in re.findall(r"[A-Za-z_]\w*", stmt):
+        ty = ctx.types.get(ident) or ctx.pointers.get(ident)
+        if ty in _FP_TYPES:
+            precs.add(_FP_TYPES[ty])
+    if re.search(r"\b\d+\.\d*(?:[eE][-+]?\d+)?f\b|\b\d+\.?\d*[eE][-+]?\d+f\b", stmt):
+        precs.add("sp")
+    elif re.search(r"\b\d+\.\d+(?:[eE][-+]?\d+)?\b(?!f)", stmt) and not precs:
+        precs.add("dp")
+    for p in ("dp", "sp", "hp"):
+        if p in precs:
+            return p
+    return "int"
+
+
+def _count_flat(text: str, ctx: _Ctx, weight: float) -> None:
+    """Count a stretch of code without loops at weight *weight*."""
+    st = ctx.stats
+    for stmt in re.split(r"[;{}]", text):
+        stmt = stmt.strip()
+        if not stmt or stmt.startswith("#"):
+            continue
+        no_sub = re.sub(r"\[[^\[\]]*\]", "[]", re.sub(r"\[[^\[\]]*\]", "[]", stmt))
+        subs = re.findall(r"\[([^\[\]]*)\]", stmt)
+        n_arith = len(_ARITH.findall(no_sub))
+        prec = _precision_of(no_sub, ctx)
+        if re.match(r"(if|else|return)\b", stmt) or re.search(r"[<>]=?|==|!=", no_sub):
+            st.int_ops += weight
+        if prec == "int":
+            st.int_ops += n_arith * weight
+        else:
+            st.fp[prec] += n_arith * weight
+            st.static_fp[prec] += n_arith
+        for m in _MATH.finditer(stmt):
+            mp = "sp" if m.group(2) == "f" else (prec if prec != "int" else "dp")
+            st.math[mp] += weight
+        st.int_ops += sum(len(_ARITH.findall(s)) + 1 for s in subs) * weight
+        _count_accesses(stmt, ctx, weight)
+        st.atomics += len(_ATOMIC.findall(stmt)) * weight
+        st.syncs += len(_SYNC.findall(stmt)) * weight
+
+
+def _count_accesses(stmt: str, ctx: _Ctx, weight: float) -> None:
+    st = ctx.stats
+    for m in re.finditer(r"\b([A-Za-z_]\w*)\s*\[", stmt):
+        name = m.group(1)
+        end = match_paren(stmt, m.end() - 1, "[", "]")
+        after = stmt[end:].lstrip() if end > 0 else ""
+        is_store = bool(re.match(r"(?:\[[^\]]*\]\s*)*(=(?!=)|[-+*/|&^]=)", after))
+        rmw = bool(re.match(r"(?:\[[^\]]*\]\s*)*[-+*/|&^]=", after))
+        if name in ctx.shared:
+            st.shared += weight
+            continue
+        if name not in ctx.pointers:
+            continue
+        size = _elem_size(ctx.pointers[name])
+        st.static_accesses += 1
+        if is_store:
+            st.stores += weight
+            st.store_bytes += weight * size
+        if rmw or not is_store:
+            st.loads += weight
+            st.load_bytes += weight * size
+
+
+_LOOP = re.compile(r"\b(for|while)\s*\(|\bdo\s*\{")
+
+
+def _trip(header: str, ctx: _Ctx) -> tuple[float | None, str | None, Any]:
+    """(trip count, loop variable, midpoint value) of a for header."""
+    parts = header.split(";")
+    if len(parts) != 3:
+        return None, None, None
+    init, cond, inc = (p.strip() for p in parts)
+    m = re.search(r"([A-Za-z_]\w*)\s*=\s*(.+)$", init, re.S)
+    if not m:
+        return None, None, None
+    var, start = m.group(1), try_evaluate(m.group(2), ctx.env)
+    cm = re.match(rf"{var}\s*(<=|<|>=|>|!=)\s*(.+)$", cond, re.S)
+    if not cm:
+        cm2 = re.match(rf"(.+?)\s*(>=|>|<=|<)\s*{var}$", cond, re.S)
+        if not cm2:
+            return None, var, None
+        flip = {">": "<", ">=": "<=", "<": ">", "<=": ">="}
+        op, end = flip[cm2.group(2)], try_evaluate(cm2.group(1), ctx.env)
+    else:
+        op, end = cm.group(1), try_evaluate(cm.group(2), ctx.env)
+    if start is None or end is None or isinstance(start, Dim) or isinstance(end, Dim):
+        return None, var, None
+    step, mult = _step(inc, var, ctx)
+    if step is None and mult is None:
+        return None, var, None
+    lo, hi = float(start), float(end)
+    if mult is not None:
+        if mult <= 1 or lo <= 0 or hi <= 0:
+            return None, var, None
+        n = math.log(max(hi, lo) / min(hi, lo)) / math.log(mult)
+        trip = max(0.0, math.ceil(n) + (1 if op in ("<=", ">=") else 0))
+    else:
+        assert step is not None
+        if step == 0:
+            return None, var, None
+        span = hi - lo if step > 0 else lo - hi
+        if op in ("<=", ">="):
+            span += abs(step)
+        trip = max(0.0, math.ceil(span / abs(step)))
+    return min(trip, _MAX_TRIP), var, (lo + hi) / 2 if mult is None else None
+
+
+def _step(inc: str, var: str, ctx: _Ctx) -> tuple[float | None, float | None]:
+    if re.fullmatch(rf"(\+\+{var}|{var}\+\+)", inc):
+        return 1.0, None
+    if re.fullmatch(rf"(--{var}|{var}--)", inc):
+        return -1.0, None
+    m = re.fullmatch(rf"{var}\s*(\+=|-=|\*=|/=|<<=|>>=)\s*(.+)", inc, re.S) or \
+        re.fullmatch(rf"{var}\s*=\s*{var}\s*(\+|-|\*|/|<<|>>)\s*(.+)", inc, re.S)
+    if not m:
+        return None, None
+    op, val = m.group(1).rstrip("="), try_evaluate(m.group(2), ctx.env)
+    if not isinstance(val, int | float) or val == 0:
+        return None, None
+    return {
+        "+": (float(val), None), "-": (-float(val), None), "*": (None, float(val)),
+        "/": (None, float(val)), "<<": (None, 2.0 ** val), ">>": (None, 2.0 ** val),
+    }[op]
+
+
+def _walk(text: str, ctx: _Ctx, weight: float) -> None:
+    pos = 0
+    while True:
+        m = _LOOP.search(text, pos)
+        if not m:
+            _count_flat(text[pos:], ctx, weight)
+            return
+        _count_flat(text[pos:m.start()], ctx, weight)
+        ctx.stats.loops += 1
+        if m.group(0).startswith("do"):
+            bs = m.end() - 1
+            be = match_paren(text, bs, "{", "}")
+            body, header, kind = text[bs:be], "", "do"
+            tail = re.match(r"\s*while\s*\(", text[be:]) if be > 0 else None
+            pos = (match_paren(text, be + tail.end() - 1) if tail else be) if be > 0 else len(text)
+        else:
+            ho = m.end() - 1
+            he = match_paren(text, ho)
+            if he < 0:
+                _count_flat(text[m.start():], ctx, weight)
+                return
+            header, kind = text[ho + 1:he - 1], m.group(1)
+            body, pos = _body(text, he)
+        trip, var, mid = _trip(header, ctx) if kind == "for" else (None, None, None)
+        if trip is None:
+            ctx.stats.unknown_loops += 1
+            trip = UNKNOWN_TRIP
+        _count_flat(header, ctx, weight * (trip + 1) / 2)
+        ctx.depth += 1
+        ctx.stats.max_depth = max(ctx.stats.max_depth, ctx.depth)
+        saved = ctx.env
+        if var is not None and mid is not None:
+            ctx.env = ctx.env.child(**{var: mid})
+        _walk(body, ctx, weight * trip)
+        ctx.env = saved
+        ctx.depth -= 1
+        if pos < 0:
+            return
+
+
+def _body(text: str, after: int) -> tuple[str, int]:
+    i = after
+    while i < len(text) and text[i].isspace():
+        i += 1
+    if text.startswith("{", i):
+        end = match_paren(text, i, "{", "}")
+        return (text[i + 1:end - 1], end) if end > 0 else (text[i + 1:], len(text))
+    lm = _LOOP.match(text, i)
+    if lm:  # a loop whose body is another loop: take up to the end of the inner one
+        if lm.group(0).startswith("do"):
+            end = match_paren(text, lm.end() - 1, "{", "}")
+        else:
+            he = match_paren(text, lm.end() - 1)
+            _, end = _body(text, he) if he > 0 else ("", len(text))
+        return text[i:end], end
+    semi = text.find(";", i)
+    end = len(text) if semi < 0 else semi + 1
+    return text[i:end], end
+
+
+def _types(text: str, params: list[Param]) -> tuple[dict[str, str], dict[str, str], set[str]]:
+    types: dict[str, str] = {}
+    pointers: dict[str, str] = {}
+    for p in params:
+        (pointers if p.pointer else types)[p.name] = p.type
+    shared: set[str] = set()
+    for m in re.finditer(r"__shared__\s+(?:\w+\s+)*?([\w:]+)\s+([A-Za-z_]\w*)", text):
+        shared.add(m.group(2))
+    for m in re.finditer(r"\b__local\s+\w+\s*\*?\s*([A-Za-z_]\w*)", text):
+        shared.add(m.group(1))
+    for m in _DECL.finditer(text):
+        ty, name = m.group(1), m.group(2)
+        if ty in ("return", "else", "case", "goto", "new", "delete"):
+            continue
+        full = text[m.start():m.end()]
+        if "*" in full and name not in shared:
+            pointers.setdefault(name, ty)
+        else:
+            types.setdefault(name, ty)
+    return types, pointers, shared
+
+
+def analyze(body: str, params: list[Param], env: Env, extra_pointers: dict[str, str] | None = None
+            ) -> Stats:
+    """Weighted counts for *body* with kernel parameters bound in *env*."""
+    types, pointers, shared = _types(body, params)
+    if extra_pointers:
+        for k, v in extra_pointers.items():
+            pointers.setdefault(k, v)
+    ctx = _Ctx(env, types, pointers, shared, Stats())
+    _walk(body, ctx, 1.0)
+    g = re.search(r"if\s*\(\s*[A-Za-z_]\w*\s*(?:>=|>)\s*([^)&|]+)\)\s*return", body)
+    if g:
+        ctx.stats.guard = try_evaluate(g.group(1), env)
+    return ctx.stats

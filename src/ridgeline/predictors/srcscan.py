@@ -1,0 +1,379 @@
+"""A light text front end over a program's sources: functions, kernels, launch sites, macros.
+
+It needs no compiler and no libclang, so ``ridgeline predict`` runs on a base install. It is
+deliberately simple (comments stripped, braces matched, regular expressions for headers);
+what it cannot find it reports as missing instead of guessing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from ridgeline.errors import InputFileError, KernelNotFoundError, SourceError
+
+__all__ = [
+    "SOURCE_SUFFIXES",
+    "Function",
+    "Launch",
+    "OmpRegion",
+    "Program",
+    "load_program",
+    "match_paren",
+    "split_top",
+    "strip_comments",
+]
+
+SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".hh", ".cpp", ".cc", ".cxx", ".c", ".cl",
+                   ".inc", ".hip")
+_MAX_FILE = 2_000_000
+_KEYWORDS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "else", "do",
+             "defined", "__launch_bounds__", "__attribute__", "decltype", "alignas"}
+_LAUNCH = re.compile(r"\b(?P<name>[A-Za-z_]\w*)\s*(?P<targs><[^;<>]*(?:<[^;<>]*>[^;<>]*)*>)?\s*<<<")
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])[ \t]*(.*)$", re.M)
+
+
+def strip_comments(text: str) -> str:
+    """Remove // and /* */ comments, keeping strings and line numbers."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "/" and i + 1 < n and text[i + 1] == "/":
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif c == "/" and i + 1 < n and text[i + 1] == "*":
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("\n" * text.count("\n", i, j))
+            i = j
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+        else:
+            j = i
+            while j < n and text[j] not in "/\"'":
+                j += 1
+            out.append(text[i:max(j, i + 1)])
+            i = max(j, i + 1)
+    return "".join(out)
+
+
+def match_paren(text: str, start: int, open_: str = "(", close: str = ")") -> int:
+    """Index just past the bracket matching the one at *start* (or -1)."""
+    depth = 0
+    for i in range(start, len(text)):
+        ch = text[i]
+        if ch == open_:
+            depth += 1
+        elif ch == close:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return -1
+
+
+def split_top(text: str, sep: str = ",") -> list[str]:
+    """Split at *sep* outside brackets and template angle brackets."""
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == sep and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    last = "".join(cur).strip()
+    if last or parts:
+        parts.append(last)
+    return parts
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str
+    pointer: bool
+
+
+@dataclass
+class Function:
+    name: str
+    qualifiers: str
+    params: list[Param]
+    body: str  # text between the braces
+    file: str
+    line: int
+    offset: int  # offset of the body in the file text
+
+    @property
+    def is_kernel(self) -> bool:
+        q = f" {self.qualifiers} "
+        return "__global__" in q or " __kernel " in q or " kernel " in q
+
+
+@dataclass
+class Launch:
+    kernel: str
+    grid: str
+    block: str
+    args: list[str]
+    file: str
+    line: int
+    function: str | None  # enclosing function
+    offset: int  # in the enclosing function's body
+
+
+@dataclass
+class OmpRegion:
+    line: int
+    file: str
+    pragma: str
+    body: str  # the statement after the pragma (a loop nest or a block)
+    function: str | None
+    offset: int
+
+
+@dataclass
+class Program:
+    root: Path
+    files: dict[str, str] = field(default_factory=dict)
+    macros: dict[str, str] = field(default_factory=dict)
+    functions: dict[str, list[Function]] = field(default_factory=dict)
+    launches: list[Launch] = field(default_factory=list)
+    omp: list[OmpRegion] = field(default_factory=list)
+
+    @property
+    def kernels(self) -> list[Function]:
+        return [f for fs in self.functions.values() for f in fs if f.is_kernel]
+
+    def kernel_names(self) -> list[str]:
+        names = sorted({k.name for k in self.kernels})
+        names += sorted({f"{r.function or 'region'}_l{r.line}" for r in self.omp})
+        return names
+
+    def function(self, name: str) -> Function | None:
+        fs = self.functions.get(name)
+        return fs[0] if fs else None
+
+    def kernel(self, name: str) -> Function:
+        for k in self.kernels:
+            if k.name == name:
+                return k
+        raise KernelNotFoundError(name, self.kernel_names())
+
+    def omp_region(self, name: str) -> OmpRegion:
+        m = re.search(r"_l(\d+)$", name)
+        if m:
+            line = int(m.group(1))
+            hits = [r for r in self.omp if r.line == line]
+            hits.sort(key=lambda r: (r.function is None or not name.startswith(r.function)))
+            if hits:
+                return hits[0]
+            near = [r for r in self.omp if abs(r.line - line) <= 3]
+            if near:
+                return near[0]
+        raise KernelNotFoundError(name, self.kernel_names())
+
+    def launches_of(self, name: str) -> list[Launch]:
+        return [la for la in self.launches if la.kernel == name]
+
+
+def _line_of(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def _params(text: str) -> list[Param]:
+    out = []
+    for p in split_top(text):
+        p = re.sub(r"=.*$", "", p).strip()
+        if not p or p == "void":
+            continue
+        m = re.match(r"(.*?)([A-Za-z_]\w*)\s*(\[[^\]]*\])*$", p)
+        if not m:
+            continue
+        ty = m.group(1).strip()
+        ptr = "*" in ty or bool(m.group(3)) or "&" in ty and "[" in p
+        base = re.sub(r"\b(const|__restrict__|restrict|__restrict|volatile|__global|global|"
+                      r"__local|local|__constant|constant|struct|unsigned)\b|[*&]", " ", ty)
+        base = " ".join(base.split())
+        if "unsigned" in ty and base in ("int", "char", "short", "long", "long long", ""):
+            base = ("unsigned " + base).strip() or "unsigned"
+        out.append(Param(m.group(2), base, ptr))
+    return out
+
+
+def _header_before(text: str, brace: int) -> tuple[str, int, int] | None:
+    """(name, name start, params start) when the block at *brace* is a function body."""
+    j = brace - 1
+    while j >= 0 and text[j].isspace():
+        j -= 1
+    tail = re.search(r"(?:\bconst|\bnoexcept|\boverride|\s)*$", text[max(0, j - 40):j + 1])
+    if tail and tail.group(0).strip():
+        j -= len(tail.group(0))
+        while j >= 0 and text[j].isspace():
+            j -= 1
+    if j < 0 or text[j] != ")":
+        return None
+    depth, i = 0, j
+    while i >= 0:
+        if text[i] == ")":
+            depth += 1
+        elif text[i] == "(":
+            depth -= 1
+            if depth == 0:
+                break
+        elif text[i] in "{};" and j - i > 3000:
+            return None
+        i -= 1
+    if i < 0:
+        return None
+    m = re.search(r"([A-Za-z_]\w*)\s*$", text[max(0, i - 200):i])
+    if not m or m.group(1) in _KEYWORDS:
+        return None
+    return m.group(1), i - len(text[max(0, i - 200):i]) + m.start(1), i
+
+
+def _scan_functions(text: str, file: str, prog: Program) -> None:
+    pos = 0
+    while True:
+        brace = text.find("{", pos)
+        if brace < 0:
+            return
+        head = _header_before(text, brace)
+        if head is None:
+            pos = brace + 1
+            continue
+        name, nstart, popen = head
+        end = match_paren(text, brace, "{", "}")
+        if end < 0:
+            return
+        k = nstart
+        while k > 0 and text[k - 1] not in ";{}" and nstart - k < 300:
+            k -= 1
+        pre = re.sub(r"^\s*#[^\n]*\n", "", text[k:nstart])
+        params_text = text[popen + 1:text.rfind(")", popen, brace)]
+        fn = Function(name, " ".join(pre.split()), _params(params_text),
+                      text[brace + 1:end - 1], file, _line_of(text, nstart), brace + 1)
+        prog.functions.setdefault(name, []).append(fn)
+        pos = end
+
+
+def _scan_launches(fn: Function, prog: Program) -> None:
+    body = fn.body
+    for m in _LAUNCH.finditer(body):
+        close = body.find(">>>", m.end())
+        if close < 0:
+            continue
+        cfg = split_top(body[m.end():close])
+        po = body.find("(", close + 3)
+        if po < 0 or body[close + 3:po].strip():
+            continue
+        pe = match_paren(body, po)
+        if pe < 0 or len(cfg) < 2:
+            continue
+        prog.launches.append(Launch(
+            m.group("name"), cfg[0], cfg[1], split_top(body[po + 1:pe - 1]), fn.file,
+            _line_of(prog.files[fn.file], fn.offset + m.start()), fn.name, m.start(),
+        ))
+
+
+def _statement_after(text: str, pos: int) -> str:
+    """The statement starting at *pos*: a braced block, a loop with its body, or up to ';'."""
+    i = pos
+    while i < len(text) and text[i].isspace():
+        i += 1
+    if text.startswith("{", i):
+        end = match_paren(text, i, "{", "}")
+        return text[i:end if end > 0 else len(text)]
+    m = re.match(r"(for|while)\s*\(", text[i:])
+    if m:
+        pe = match_paren(text, i + m.end() - 1)
+        if pe < 0:
+            return text[i:]
+        return text[i:pe] + " " + _statement_after(text, pe)
+    if text.startswith("#pragma", i):
+        nl = text.find("\n", i)
+        return _statement_after(text, nl if nl > 0 else len(text))
+    semi = text.find(";", i)
+    return text[i:semi + 1 if semi >= 0 else len(text)]
+
+
+def _scan_omp(text: str, file: str, prog: Program) -> None:
+    for m in re.finditer(r"^[ \t]*#[ \t]*pragma[ \t]+omp[ \t]+target\b([^\n]*(?:\\\n[^\n]*)*)",
+                         text, re.M):
+        pragma = m.group(1).replace("\\\n", " ")
+        if re.match(r"\s*(data|update|enter|exit)\b", pragma):
+            continue
+        line = _line_of(text, m.start() + len(m.group(0)) - len(m.group(0).lstrip()))
+        owner = None
+        for fs in prog.functions.values():
+            for f in fs:
+                if f.file == file and f.offset <= m.start() <= f.offset + len(f.body):
+                    owner = f
+        prog.omp.append(OmpRegion(
+            line, file, " ".join(pragma.split()), _statement_after(text, m.end()),
+            owner.name if owner else None, m.start() - owner.offset if owner else m.start(),
+        ))
+
+
+@lru_cache(maxsize=64)
+def _load_cached(key: tuple[tuple[str, float], ...]) -> Program:
+    paths = [Path(p) for p, _ in key]
+    root = paths[0].parent if paths else Path(".")
+    prog = Program(root)
+    for p in paths:
+        try:
+            raw = p.read_bytes()
+        except OSError as e:
+            raise InputFileError(f"cannot read source {p}: {e}") from None
+        if b"\0" in raw[:4096]:
+            raise InputFileError(f"source {p} is binary, expected C/C++/CUDA text")
+        prog.files[p.name] = strip_comments(raw.decode("utf-8", errors="replace"))
+    for name, text in prog.files.items():
+        for m in _DEFINE.finditer(text.replace("\\\n", " ")):
+            val = m.group(2).strip()
+            if val:
+                prog.macros.setdefault(m.group(1), val)
+        _scan_functions(text, name, prog)
+    for fs in list(prog.functions.values()):
+        for f in fs:
+            _scan_launches(f, prog)
+    for name, text in prog.files.items():
+        if "omp" in text and "target" in text:
+            _scan_omp(text, name, prog)
+    return prog
+
+
+def _source_files(sources: tuple[Path, ...]) -> list[Path]:
+    files: list[Path] = []
+    for s in sources:
+        if s.is_dir():
+            files += sorted(p for p in s.rglob("*") if p.suffix.lower() in SOURCE_SUFFIXES
+                            and p.is_file() and p.stat().st_size <= _MAX_FILE)
+        elif s.is_file():
+            files.append(s)
+        else:
+            raise InputFileError(f"source {str(s)!r} does not exist")
+    if not files:
+        raise SourceError(
+            f"no C/C++/CUDA/OpenCL source files in {[str(s) for s in sources]} "
+            f"(looked for {', '.join(SOURCE_SUFFIXES)})"
+        )
+    return files
+
+
+def load_program(sources: tuple[Path, ...] | list[Path] | Path) -> Program:
+    """Scan a program folder or a list of files (cached on paths and modification times)."""
+    if isinstance(sources, Path):
+        sources = (sources,)
+    files = _source_files(tuple(Path(s) for s in sources))
+    return _load_cached(tuple((str(p.resolve()), p.stat().st_mtime) for p in files))
