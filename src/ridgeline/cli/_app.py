@@ -23,6 +23,7 @@ COMMAND_MODULES = [
     "ridgeline.cli.llm",
     "ridgeline.cli.kernels",
     "ridgeline.cli.features",
+    "ridgeline.cli.count",
 ]
 
 EPILOG = """examples:

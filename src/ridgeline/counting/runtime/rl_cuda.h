@@ -137,25 +137,19 @@ RL_ATOM_INT(long long)
 #undef RL_ATOM_INT
 static inline unsigned atomicInc(unsigned *a, unsigned v) { unsigned o = *a; unsigned n = o >= v ? 0 : o + 1; __atomic_compare_exchange_n(a, &o, n, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED); return o; }
 static inline unsigned atomicDec(unsigned *a, unsigned v) { unsigned o = *a; unsigned n = (o == 0 || o > v) ? v : o - 1; __atomic_compare_exchange_n(a, &o, n, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED); return o; }
-template <class F, class U> static inline F __rl_atomic_fp(F *a, F v, int op) {
-  U *ua = reinterpret_cast<U *>(a);
-  U old = __atomic_load_n(ua, __ATOMIC_RELAXED), nw;
-  F f, r;
-  do {
-    std::memcpy(&f, &old, sizeof f);
-    r = op == 0 ? f + v : op == 1 ? (v < f ? v : f) : op == 2 ? (v > f ? v : f) : v;
-    std::memcpy(&nw, &r, sizeof r);
-  } while (!__atomic_compare_exchange_n(ua, &old, nw, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-  return f;
+extern "C" {
+float __rl_atomic_f32(float *a, float v, int op);
+double __rl_atomic_f64(double *a, double v, int op);
 }
-static inline float atomicAdd(float *a, float v) { return __rl_atomic_fp<float, unsigned>(a, v, 0); }
-static inline double atomicAdd(double *a, double v) { return __rl_atomic_fp<double, unsigned long long>(a, v, 0); }
-static inline float atomicSub(float *a, float v) { return __rl_atomic_fp<float, unsigned>(a, -v, 0); }
-static inline float atomicExch(float *a, float v) { return __rl_atomic_fp<float, unsigned>(a, v, 3); }
-static inline float atomicMin(float *a, float v) { return __rl_atomic_fp<float, unsigned>(a, v, 1); }
-static inline float atomicMax(float *a, float v) { return __rl_atomic_fp<float, unsigned>(a, v, 2); }
-static inline double atomicMin(double *a, double v) { return __rl_atomic_fp<double, unsigned long long>(a, v, 1); }
-static inline double atomicMax(double *a, double v) { return __rl_atomic_fp<double, unsigned long long>(a, v, 2); }
+/* floating-point atomics run in the (uninstrumented) runtime: a GPU atomic is not a FLOP */
+static inline float atomicAdd(float *a, float v) { return __rl_atomic_f32(a, v, 0); }
+static inline double atomicAdd(double *a, double v) { return __rl_atomic_f64(a, v, 0); }
+static inline float atomicSub(float *a, float v) { return __rl_atomic_f32(a, -v, 0); }
+static inline float atomicExch(float *a, float v) { return __rl_atomic_f32(a, v, 3); }
+static inline float atomicMin(float *a, float v) { return __rl_atomic_f32(a, v, 1); }
+static inline float atomicMax(float *a, float v) { return __rl_atomic_f32(a, v, 2); }
+static inline double atomicMin(double *a, double v) { return __rl_atomic_f64(a, v, 1); }
+static inline double atomicMax(double *a, double v) { return __rl_atomic_f64(a, v, 2); }
 #define atomicAdd_block atomicAdd
 #define atomicAdd_system atomicAdd
 #define atomicCAS_block atomicCAS

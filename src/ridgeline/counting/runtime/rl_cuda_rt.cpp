@@ -32,6 +32,14 @@ extern char __start_rl_shared[], __stop_rl_shared[], __start_rl_regs[], __stop_r
 void __rl_set_regs(uintptr_t lo, uintptr_t hi);
 }
 
+extern "C" void __rl_atom(void *p, uint64_t n);
+template <class F> static F atomic_fp(F *a, F v, int op) {
+  __rl_atom(a, sizeof(F));
+  F old = *a;
+  *a = op == 0 ? old + v : op == 1 ? (v < old ? v : old) : op == 2 ? (v > old ? v : old) : v;
+  return old;
+}
+
 namespace {
 constexpr size_t kStack = 256 * 1024;
 enum State { RUN, WAIT_BLOCK, WAIT_WARP, DONE };
@@ -170,7 +178,6 @@ unsigned long long __rl_shfl(unsigned long long v, int mode, int arg, int width)
   unsigned long long r = base + src < nthreads ? warp_slot[base + src] : v;
   yield_to_scheduler(WAIT_WARP);
   cur = me;
-  __rl_count_extra(-1, 0, 1);
   return r;
 }
 
@@ -183,7 +190,6 @@ unsigned int __rl_ballot(int pred) {
   for (int t = base; t < base + 32 && t < nthreads; t++)
     if (fibers[t].st != DONE && warp_pred[t]) m |= 1u << (t - base);
   yield_to_scheduler(WAIT_WARP);
-  __rl_count_extra(-1, 0, 1);
   return m;
 }
 
@@ -261,6 +267,9 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
   *ms = std::chrono::duration<float, std::milli>(b->t - a->t).count();
   return cudaSuccess;
 }
+
+float __rl_atomic_f32(float *a, float v, int op) { return atomic_fp<float>(a, v, op); }
+double __rl_atomic_f64(double *a, double v, int op) { return atomic_fp<double>(a, v, op); }
 
 // fast-math intrinsics: not instrumented; their counted FLOPs come from mathops.py by name
 float __rl_expf_fast(float x) { return expf(x); }

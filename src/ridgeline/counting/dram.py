@@ -1,0 +1,122 @@
+"""L2 model: a launch's stream of 32-byte sector accesses -> DRAM bytes on a given GPU.
+
+The cache is sized from the GPU catalog (``l2_mb``): 128-byte lines of four 32-byte sectors,
+16-way set-associative, LRU, write-back, write-allocate without fetch (a written sector is
+not read from DRAM first). It starts cold at every launch, as Nsight Compute's default cache
+control flushes caches between profiled kernels. DRAM bytes = 32 x (sector read misses +
+dirty sectors written back, at eviction or at the end of the launch): compulsory misses are
+the distinct sectors, capacity and conflict misses come on top when the footprint exceeds
+the cache.
+
+The counting runtime (``runtime/rl_count.c``) runs the same model in C during execution;
+this module is the reference used for other streams (OpenCL/Oclgrind, tests) and for sizes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+__all__ = ["L2Config", "L2Model", "DramEstimate", "dram_bytes", "compulsory_dram_bytes"]
+
+SECTOR = 32
+LINE = 128
+
+
+@dataclass(frozen=True)
+class L2Config:
+    """Size and shape of a sectored L2."""
+
+    size_bytes: int
+    ways: int = 16
+
+    @property
+    def n_sets(self) -> int:
+        return max(1, self.size_bytes // (LINE * self.ways))
+
+    @classmethod
+    def for_gpu(cls, gpu: str, ways: int = 16) -> L2Config:
+        """The L2 of a catalog GPU (name or alias)."""
+        from ridgeline.hardware import get_gpu
+
+        return cls(int(get_gpu(gpu).l2_mb * (1 << 20)), ways)
+
+
+@dataclass(frozen=True)
+class DramEstimate:
+    read_bytes: int
+    write_bytes: int
+    compulsory_read_bytes: int
+    compulsory_write_bytes: int
+
+    @property
+    def total(self) -> int:
+        return self.read_bytes + self.write_bytes
+
+
+def _set_index(line: int, n_sets: int) -> int:
+    return (line ^ (line >> 7) ^ (line >> 15)) % n_sets
+
+
+class L2Model:
+    """Sectored set-associative LRU cache fed one access at a time (same rules as the C
+    runtime, so both give the same figures on the same stream)."""
+
+    def __init__(self, config: L2Config) -> None:
+        self.config = config
+        # per set: dict line -> [stamp, valid mask, dirty mask]
+        self._sets: list[dict[int, list[int]]] = [{} for _ in range(config.n_sets)]
+        self._clock = 0
+        self.read_miss_sectors = 0
+        self.write_back_sectors = 0
+        self._seen_read: set[int] = set()
+        self._seen_write: set[int] = set()
+
+    def access(self, address: int, size: int, write: bool) -> None:
+        """One load or store of *size* bytes at *address*."""
+        first, last = address // SECTOR, (address + max(size, 1) - 1) // SECTOR
+        for sector in range(first, last + 1):
+            self._sector(sector, write)
+
+    def _sector(self, sector: int, write: bool) -> None:
+        (self._seen_write if write else self._seen_read).add(sector)
+        line, bit = sector >> 2, 1 << (sector & 3)
+        ways = self._sets[_set_index(line, self.config.n_sets)]
+        entry = ways.get(line)
+        if entry is None:
+            if len(ways) >= self.config.ways:
+                victim = min(ways, key=lambda k: ways[k][0])
+                self.write_back_sectors += bin(ways.pop(victim)[2]).count("1")
+            entry = ways[line] = [0, 0, 0]
+        if write:
+            entry[1] |= bit
+            entry[2] |= bit
+        elif not entry[1] & bit:
+            self.read_miss_sectors += 1
+            entry[1] |= bit
+        self._clock += 1
+        entry[0] = self._clock
+
+    def finish(self) -> DramEstimate:
+        """End of the launch: dirty sectors still cached are written back."""
+        dirty = sum(bin(e[2]).count("1") for ways in self._sets for e in ways.values())
+        return DramEstimate(
+            read_bytes=SECTOR * self.read_miss_sectors,
+            write_bytes=SECTOR * (self.write_back_sectors + dirty),
+            compulsory_read_bytes=SECTOR * len(self._seen_read),
+            compulsory_write_bytes=SECTOR * len(self._seen_write),
+        )
+
+
+def dram_bytes(stream: Iterable[tuple[int, int, bool]], gpu: str | L2Config) -> DramEstimate:
+    """DRAM traffic of a stream of ``(address, size, is_write)`` accesses on *gpu*."""
+    cfg = gpu if isinstance(gpu, L2Config) else L2Config.for_gpu(gpu)
+    model = L2Model(cfg)
+    for addr, size, write in stream:
+        model.access(addr, size, write)
+    return model.finish()
+
+
+def compulsory_dram_bytes(sectors_read: float, sectors_written: float) -> float:
+    """Lower bound when only distinct-sector counts are known (footprint fits in L2)."""
+    return SECTOR * (sectors_read + sectors_written)

@@ -1,0 +1,80 @@
+"""The IR instrumenter on hand-written LLVM IR snippets."""
+
+from __future__ import annotations
+
+from ridgeline.counting.instrument import (
+    classify_call,
+    instrument_ir,
+    split_top,
+    type_size,
+    wrap_omp_regions,
+)
+
+IR = """define dso_local void @k(ptr %x, ptr %y, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %loop ]
+  %px = getelementptr inbounds float, ptr %x, i64 %i
+  %vx = load float, ptr %px, align 4
+  %py = getelementptr inbounds float, ptr %y, i64 %i
+  %vy = load float, ptr %py, align 4
+  %m = call float @llvm.fmuladd.f32(float %vx, float 2.0, float %vy)
+  %d = fdiv double 1.0, 3.0
+  %s = call float @sqrtf(float %m)
+  store float %s, ptr %py, align 4
+  %i.next = add nsw i64 %i, 1
+  %c = icmp slt i64 %i.next, %n
+  br i1 %c, label %loop, label %exit
+exit:
+  ret void
+}
+declare float @llvm.fmuladd.f32(float, float, float)
+declare float @sqrtf(float)
+"""
+
+
+def test_split_top_respects_nesting() -> None:
+    assert split_top("float %a, ptr getelementptr (i8, ptr @g, i64 4), align 4") == [
+        "float %a", "ptr getelementptr (i8, ptr @g, i64 4)", "align 4"]
+
+
+def test_type_sizes() -> None:
+    assert type_size("float") == 4
+    assert type_size("<4 x double>") == 32
+    assert type_size("[3 x i16]") == 6
+
+
+def test_block_histograms_and_hooks() -> None:
+    res = instrument_ir(IR, first_id=10)
+    assert sorted(res.blocks) == [10, 11, 12]
+    loop = res.blocks[11]
+    # fmuladd = 2 SP, sqrtf = 4 SP (GPU sequence), fdiv double = 1 DP (+ refinement later)
+    assert loop["sp"] == 2 + 4
+    assert loop["dp"] == 1 and loop["div_dp"] == 1
+    assert loop["int_arith"] == 1 and loop["int_cmp"] == 1 and loop["int_gep"] == 2
+    text = res.text
+    assert text.count("call void @__rl_ld(ptr %px, i64 4)") == 1
+    assert text.count("call void @__rl_st(ptr %py, i64 4)") == 1
+    # the counter increment comes after the phi, never before it
+    loop_body = text.split("loop:")[1]
+    assert loop_body.index("phi i64") < loop_body.index("@__rl_bbc, i64 11")
+
+
+def test_math_call_precision_from_intrinsic_suffix() -> None:
+    h: dict[str, float] = {}
+    classify_call("llvm.sqrt.f32", h)
+    classify_call("llvm.sqrt.f64", h)
+    classify_call("llvm.fma.v4f64", h)
+    classify_call("llvm.fabs.f32", h)
+    assert h["sp"] == 4 and h["dp"] == 10 + 8
+
+
+def test_omp_region_wrapper() -> None:
+    ir = ("define internal void @__omp_offloading_10_2a_main_l7(ptr noundef %0, i64 %1) #3 {\n"
+          "  ret void\n}\n")
+    text, names = wrap_omp_regions(ir)
+    assert names == ["__omp_offloading_10_2a_main_l7"]
+    assert "@__omp_offloading_10_2a_main_l7.rl_body(ptr noundef %0, i64 %1) noinline {" in text
+    assert "call i32 @__rl_omp_begin(ptr @__rl_kn0)" in text
+    assert "call void @__omp_offloading_10_2a_main_l7.rl_body(ptr %a0, i64 %a1)" in text
