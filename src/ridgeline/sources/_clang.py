@@ -11,6 +11,8 @@ from __future__ import annotations
 import ctypes
 import functools
 import glob
+import hashlib
+import logging
 import os
 import re
 import shutil
@@ -20,8 +22,11 @@ from typing import Any
 
 from ridgeline.errors import MissingDependencyError
 
+log = logging.getLogger(__name__)
+
 __all__ = [
     "cindex",
+    "precompiled",
     "resource_dir",
     "stub_dir",
     "parse_text",
@@ -110,6 +115,33 @@ def resource_dir() -> str:
 def stub_dir() -> str:
     """The folder of small CUDA/OpenMP stub headers shipped with ridgeline."""
     return str(Path(__file__).resolve().parent.parent / "data" / "stubs")
+
+
+@functools.cache
+def precompiled(header: str, args: tuple[str, ...]) -> str | None:
+    """A precompiled form of the stub *header* (its C headers cost ~0.4 s a file to parse),
+    cached under $RIDGELINE_CACHE/pch; None when it cannot be built (include it as text)."""
+    ci = cindex()
+    path = Path(stub_dir()) / header
+    key = hashlib.sha256(
+        path.read_bytes() + repr((args, resource_dir(), ci.conf.lib._name)).encode()
+    ).hexdigest()[:24]
+    root = Path(os.environ.get("RIDGELINE_CACHE") or Path.home() / ".cache" / "ridgeline")
+    out = root / "pch" / f"{path.stem}-{key}.pch"
+    if out.is_file():
+        return str(out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tu = ci.Index.create().parse(
+            str(path), args=[*args, "-isystem", stub_dir(), "-resource-dir", resource_dir()],
+            options=ci.TranslationUnit.PARSE_INCOMPLETE)
+        tmp = out.with_suffix(f".{os.getpid()}.tmp")
+        tu.save(str(tmp))
+        tmp.replace(out)
+    except Exception as e:  # a cache, never a failure
+        log.debug("no precompiled %s: %s", header, e)
+        return None
+    return str(out)
 
 
 def clang_available() -> bool:

@@ -3,19 +3,12 @@ against ridgeline's stub headers (the CUDA 12/13 headers are too new for libclan
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import logging
-import os
-from pathlib import Path
 from typing import Any
 
 from ridgeline.sources._ast import FileSet
 from ridgeline.sources._build import build_function_kernel
-from ridgeline.sources._clang import cindex, resource_dir, stub_dir
+from ridgeline.sources._clang import cindex, precompiled, stub_dir
 from ridgeline.sources.model import Kernel
-
-log = logging.getLogger(__name__)
 
 __all__ = ["cuda_args", "cuda_kernels"]
 
@@ -23,39 +16,11 @@ __all__ = ["cuda_args", "cuda_kernels"]
 _BASE = ["-std=c++17", "-nostdinc++", "-Wno-everything"]
 
 
-@functools.cache
-def _stub_pch() -> str | None:
-    """A precompiled stub header (parsing the C headers it includes costs ~0.4 s a file);
-    None when it cannot be built, then the header is included as text."""
-    ci = cindex()
-    header = Path(stub_dir()) / "__ridgeline_cuda.h"
-    key = hashlib.sha256(
-        header.read_bytes() + repr((_BASE, resource_dir(), ci.conf.lib._name)).encode()
-    ).hexdigest()[:24]
-    root = Path(os.environ.get("RIDGELINE_CACHE") or Path.home() / ".cache" / "ridgeline")
-    out = root / "pch" / f"cuda-stub-{key}.pch"
-    if out.is_file():
-        return str(out)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tu = ci.Index.create().parse(
-            str(header), args=["-x", "c++-header", *_BASE, "-isystem", stub_dir(),
-                               "-resource-dir", resource_dir()],
-            options=ci.TranslationUnit.PARSE_INCOMPLETE)
-        tmp = out.with_suffix(f".{os.getpid()}.tmp")
-        tu.save(str(tmp))
-        tmp.replace(out)
-    except Exception as e:  # a cache, never a failure
-        log.debug("no precompiled stub header: %s", e)
-        return None
-    return str(out)
-
-
 def cuda_args(defines: list[str], include_dirs: list[str]) -> list[str]:
     # plain C++ with the stub header: no host/device call checking, and kernels survive
     # host code that only nvcc accepts; launch sites are read from the text. The PCH is
     # only used without -D (a PCH must agree with the command line's macros).
-    pch = None if defines else _stub_pch()
+    pch = None if defines else precompiled("__ridgeline_cuda.h", ("-x", "c++-header", *_BASE))
     inc = ["-include-pch", pch] if pch else ["-include", "__ridgeline_cuda.h"]
     args = ["-x", "c++", *_BASE, "-isystem", stub_dir(), *inc, "-ferror-limit=0"]
     args += [f"-D{d}" for d in defines]

@@ -10,7 +10,7 @@ from typing import Any
 
 from ridgeline.sources._ast import FileSet, collect_callees, extract_text
 from ridgeline.sources._build import errors_between
-from ridgeline.sources._clang import cindex, stub_dir
+from ridgeline.sources._clang import cindex, precompiled, stub_dir
 from ridgeline.sources.model import Kernel, Param, TargetRegion
 
 __all__ = ["omp_args", "omp_kernels", "parse_directive", "split_omp_name", "match_omp_name"]
@@ -22,10 +22,14 @@ _OFFLOAD_RE = re.compile(r"^_*omp_offloading_[0-9a-fA-F]+_[0-9a-fA-F]+_+")
 
 
 def omp_args(defines: list[str], include_dirs: list[str], lang: str = "c++") -> list[str]:
-    # no -fopenmp: the pragmas are read from the text and the region is a plain statement
-    args = ["-x", lang, "-isystem", stub_dir(), "-Wno-everything", "-ferror-limit=0"]
-    if lang == "c++":
-        args.append("-std=c++17")
+    # no -fopenmp: the pragmas are read from the text and the region is a plain statement;
+    # no C++ standard library (slow, and regions rarely need it): unknown names inside a
+    # region become parse errors reported on the kernel, its statements stay
+    base = ("-x", f"{lang}-header", "-std=c++17", "-nostdinc++", "-Wno-everything") \
+        if lang == "c++" else ("-x", "c-header", "-Wno-everything")
+    pch = None if defines else precompiled("__ridgeline_omp.h", base)
+    inc = ["-include-pch", pch] if pch else ["-include", "__ridgeline_omp.h"]
+    args = ["-x", lang, *base[2:], "-isystem", stub_dir(), *inc, "-ferror-limit=0"]
     args += [f"-D{d}" for d in defines]
     for d in include_dirs:
         args += ["-I", d]
@@ -195,7 +199,7 @@ def _region_kernel(func: Any, stmt: Any | None, file: str, line: int, directive:
         return k
     k.end_line = stmt.extent.end.line
     k.params = _captured(stmt)
-    k.text = directive + "\n" + files.text_of(stmt)
+    k.text = directive.strip() + "\n" + files.text_of(stmt)
     k.node = stmt
     k.callee_nodes = collect_callees(stmt, files)
     k.callees = sorted(k.callee_nodes)
