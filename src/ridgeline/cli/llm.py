@@ -193,6 +193,9 @@ def _export(s: argparse._SubParsersAction) -> None:
     p.add_argument("--out", default="runs/finetune")
     p.add_argument("--scenario", default="fine-tune")
     p.add_argument("--max-source-tokens", type=int, default=None)
+    p.add_argument("--cutoff", type=int, default=8000,
+                   help="skip rows whose prompt is over this many o200k tokens (paper: 8000; "
+                   "0 keeps all)")
     add_data_dir(p)
     p.set_defaults(func=_cmd_export)
 
@@ -202,7 +205,7 @@ def _cmd_export(a: argparse.Namespace) -> int:
     from ridgeline.llm.finetune import export_finetune
 
     counts = export_finetune(load("paper-a", a.data_dir), a.out, a.scenario,
-                             max_source_tokens=a.max_source_tokens)
+                             max_source_tokens=a.max_source_tokens, cutoff=a.cutoff or None)
     print(json.dumps(counts))
     return 0
 

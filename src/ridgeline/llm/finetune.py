@@ -23,6 +23,7 @@ from ridgeline.errors import InputFileError, MissingDependencyError, UsageError
 from ridgeline.llm.backends import Message
 from ridgeline.llm.paper_a import build_items
 from ridgeline.llm.scenarios import get_scenario
+from ridgeline.sources.tokens import PAPER_CUTOFF, count_tokens
 
 __all__ = ["export_finetune", "read_jsonl", "finetune_local", "FINETUNE_INSTALL"]
 
@@ -32,20 +33,25 @@ FINETUNE_INSTALL = "pip install torch==2.13.0 && pip install transformers peft g
 
 def export_finetune(df: pd.DataFrame, out_dir: str | Path, scenario: str = "fine-tune",
                     sources_root: Path | None = None,
-                    max_source_tokens: int | None = None) -> dict[str, Any]:
+                    max_source_tokens: int | None = None,
+                    cutoff: int | None = PAPER_CUTOFF) -> dict[str, Any]:
     """Write ``train.jsonl`` and ``validation.jsonl`` (one ``{"messages": [...]}`` per
     row, the label as the assistant's answer) split by ``is_train``. Rows whose prompt
-    cannot be built are skipped and counted."""
+    cannot be built are skipped and counted; so are rows whose program source is over
+    *cutoff* o200k tokens (the paper's 8,000; None keeps all)."""
     sc = get_scenario(scenario)
     items = build_items(df, sc, sources_root, max_source_tokens=max_source_tokens)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    counts = {"train": 0, "validation": 0, "skipped": 0}
+    counts = {"train": 0, "validation": 0, "skipped": 0, "over_cutoff": 0}
     with open(out / "train.jsonl", "w", encoding="utf-8") as tr, \
             open(out / "validation.jsonl", "w", encoding="utf-8") as va:
         for it in items:
             if it.messages is None or not it.truth:
                 counts["skipped"] += 1
+                continue
+            if cutoff and count_tokens(it.messages[-1]["content"]) > cutoff + 4:  # code + fences
+                counts["over_cutoff"] += 1
                 continue
             rec = {"messages": [*it.messages, {"role": "assistant", "content": it.truth}]}
             split = "train" if it.meta.get("is_train") else "validation"
