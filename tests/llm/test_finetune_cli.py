@@ -37,7 +37,7 @@ def test_export_writes_openai_chat_jsonl(tmp_path: Path) -> None:
     counts = export_finetune(_rows(), tmp_path / "ft", sources_root=src)
     assert counts["train"] == 2 and counts["validation"] == 1 and counts["skipped"] == 1
     assert counts["over_cutoff"] == 0
-    small = export_finetune(_rows(), tmp_path / "ft2", sources_root=src, cutoff=50)
+    small = export_finetune(_rows(), tmp_path / "ft2", sources_root=src, cutoff=3)
     assert small["over_cutoff"] == 3 and small["train"] == 0
     train = read_jsonl(tmp_path / "ft" / "train.jsonl")
     assert [c[-1]["content"] for c in train] == ["Bandwidth", "Compute"]
