@@ -55,6 +55,7 @@ def run(args: argparse.Namespace) -> None:
             if not (SRC / src).is_dir():
                 raise ProgramRunError(src, "not-found", "source folder is not in the export")
             launches = count_run(SRC / src, exe_args, launches=2, gpu=list(GPUS.values()),
+                                 idle_stop=args.idle_stop,
                                  timeout=args.timeout, memory_gb=args.memory_gb,
                                  kernel=None)
             rec["launches"] = [r.to_dict() for r in launches]
@@ -162,6 +163,8 @@ def main() -> None:
     p.add_argument("--timeout", type=float, default=120)
     p.add_argument("--memory-gb", type=float, default=6)
     p.add_argument("--sample", type=int, default=0, help="random sample of N programs")
+    p.add_argument("--idle-stop", type=float, default=15,
+                   help="stop a program this long after its last counted launch")
     p.add_argument("--seed", type=int, default=4839)
     p.add_argument("--summary", help="write the summary JSON here")
     p.add_argument("--rows", help="write per-row comparison CSV here")

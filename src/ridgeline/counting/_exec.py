@@ -55,7 +55,8 @@ def build_and_count(backend: str, program_dir: Path, spec: BuildSpec, args: list
                "RL_KERNEL": opts.kernel or "", "RL_L2": ",".join(map(str, sizes)),
                "OMP_NUM_THREADS": "1", "RL_FULL_THREADS": str(opts.full_threads),
                "RL_SAMPLE_BLOCKS": str(opts.sample_blocks), **(extra_env or {})}
-        res = run_limited(exe, args, program_dir, env, opts.timeout, opts.memory_gb)
+        res = run_limited(exe, args, program_dir, env, opts.timeout, opts.memory_gb,
+                          idle_stop=opts.idle_stop)
         raws = read_raw(out)
         if not raws:
             raise classify_failure(program_dir.name, res, opts.timeout, opts.memory_gb)

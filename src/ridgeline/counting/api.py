@@ -38,8 +38,8 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
               kernel: str | None = None, launches: int = 2, gpu: str | list[str] | None = None,
               timeout: float = 300.0, memory_gb: float = 8.0, backend: str | None = None,
               workdir: str | Path | None = None, skip_after: bool = True,
-              sample_threshold: int = 1 << 21, sample_blocks: int = 8
-              ) -> list[LaunchCount]:
+              sample_threshold: int = 1 << 21, sample_blocks: int = 8,
+              idle_stop: float | None = None) -> list[LaunchCount]:
     """Build *program_dir* for the CPU, run it with *args* and count the first *launches*
     launches of each kernel (or only of *kernel*, a substring of the kernel name).
 
@@ -47,7 +47,9 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
     ``dram_bytes_by_gpu``). CUDA grids with more than *sample_threshold* threads count
     *sample_blocks* blocks (first, middle, last, random) and extrapolate; the rest still run.
     With *skip_after* a kernel is no longer executed once its launches are counted (fast;
-    the program's own result checks may then fail, which does not matter). Raises :class:`ProgramRunError` (``.cause`` says why) when the
+    the program's own result checks may then fail, which does not matter). *idle_stop* ends
+    the program that many seconds after its last counted launch (kernels launched later are
+    then missed). Raises :class:`ProgramRunError` (``.cause`` says why) when the
     program cannot be built, run or counted."""
     pdir = Path(program_dir)
     if not pdir.is_dir():
@@ -66,5 +68,6 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
     opts = RunOptions(kernel=kernel, launches=launches, gpus=gpus, timeout=timeout,
                       memory_gb=memory_gb, skip_after=skip_after,
                       workdir=Path(workdir) if workdir else None,
-                      full_threads=sample_threshold, sample_blocks=sample_blocks)
+                      full_threads=sample_threshold, sample_blocks=sample_blocks,
+                      idle_stop=idle_stop)
     return backend_for(pdir, backend).count(pdir, argv, opts)

@@ -76,6 +76,8 @@ class RunOptions:
     #: CUDA: count every block when the grid has at most this many threads, else sample
     full_threads: int = 1 << 21
     sample_blocks: int = 8
+    #: stop the program this many seconds after its last counted launch (None: never)
+    idle_stop: float | None = None
 
 
 class Backend(ABC):

@@ -177,7 +177,8 @@ def _mem_hook(line: str) -> str | None:
     if m:
         ops = split_top(m.group(1))
         if len(ops) >= 2 and ops[1].startswith("ptr "):
-            return f"call void @__rl_ld({_ptr_operand(ops[1])}, i64 {type_size(ops[0])})"
+            ptr = _ptr_operand(ops[1])
+            return f"call void @__rl_ld({ptr}, i64 {type_size(ops[0])})" if ptr else None
         return None
     m = re.match(r"^store\s+(?:atomic\s+)?(?:volatile\s+)?(.*)$", s)
     if m:
@@ -185,7 +186,8 @@ def _mem_hook(line: str) -> str | None:
         if len(ops) >= 2 and ops[1].startswith("ptr "):
             ty = ops[0].rsplit(" ", 1)[0] if not ops[0].startswith("<") else \
                 ops[0][: ops[0].index(">") + 1]
-            return f"call void @__rl_st({_ptr_operand(ops[1])}, i64 {type_size(ty)})"
+            ptr = _ptr_operand(ops[1])
+            return f"call void @__rl_st({ptr}, i64 {type_size(ty)})" if ptr else None
         return None
     m = re.match(r"^(?:%[-\w.$]+\s*=\s*)?(atomicrmw|cmpxchg)\s+(?:volatile\s+)?(?:\w+\s+)?"
                  r"(ptr [^,]+),\s*(\S+)", s)
@@ -200,28 +202,31 @@ def _mem_hook(line: str) -> str | None:
         if len(ops) < 3:
             return None
         dst = _strip_ptr_attrs(ops[0])
-        n = ops[2]
-        n64 = n if n.startswith("i64 ") else None
-        if n64 is None:
+        n64 = ops[2] if ops[2].startswith("i64 ") else None
+        if n64 is None or dst is None:
             return None
         calls = [f"call void @__rl_st({dst}, {n64})"]
-        if m.group(1) != "memset":
-            calls.append(f"call void @__rl_ld({_strip_ptr_attrs(ops[1])}, {n64})")
+        src = _strip_ptr_attrs(ops[1])
+        if m.group(1) != "memset" and src is not None:
+            calls.append(f"call void @__rl_ld({src}, {n64})")
         return "\n  ".join(calls)
     return None
 
 
-def _strip_ptr_attrs(op: str) -> str:
+def _strip_ptr_attrs(op: str) -> str | None:
     parts = op.split()
-    return f"ptr {parts[-1]}"
+    return f"ptr {parts[-1]}" if parts[-1][:1] in "%@" else None
 
 
-def _ptr_operand(op: str) -> str:
-    """``ptr %p monotonic`` -> ``ptr %p`` (orderings and sync scopes removed)."""
+def _ptr_operand(op: str) -> str | None:
+    """``ptr %p monotonic`` -> ``ptr %p`` (orderings and sync scopes removed); None for
+    operands this instrumenter does not hook (constant expressions, null)."""
     rest = op[4:].strip()
     if rest[:1] in "%@":
-        return "ptr " + rest.split()[0]
-    return op
+        return "ptr " + rest.split()[0].rstrip(",")
+    if rest.startswith("getelementptr") and rest.endswith(")"):
+        return op
+    return None
 
 
 def _is_phi_or_pad(line: str) -> bool:

@@ -26,8 +26,31 @@ def sources_of(program_dir: Path, model: str) -> list[Path]:
         files = [program_dir / n for n in names if "$" not in n]
         if files and all(f.exists() for f in files):
             return files
+    objs = _from_objects(program_dir, mk, model)
+    if objs:
+        return objs
     return sorted(p for p in program_dir.iterdir() if p.suffix in _SRC_EXT[model]
                   and p.is_file())
+
+
+def _from_objects(program_dir: Path, mk: str, model: str) -> list[Path]:
+    """Sources behind ``obj = a.o b.o`` through rules ``a.o: path/a.cpp ...``."""
+    m = re.search(r"^\s*obj\s*[:+]?=\s*(.*)$", mk, re.M)
+    if not m or "$" in m.group(1):
+        return []
+    out: list[Path] = []
+    for o in m.group(1).split():
+        if not o.endswith(".o"):
+            continue
+        stem = o[:-2]
+        rule = re.search(rf"^{re.escape(o)}\s*:\s*(\S+)", mk, re.M)
+        cand = [program_dir / rule.group(1)] if rule else []
+        cand += [program_dir / f"{stem}{ext}" for ext in _SRC_EXT[model]]
+        hit = next((c for c in cand if c.suffix in _SRC_EXT[model] and c.is_file()), None)
+        if hit is None:
+            return []
+        out.append(hit.resolve())
+    return out
 
 
 def makefile_defines(program_dir: Path) -> list[str]:

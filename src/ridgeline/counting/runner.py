@@ -9,6 +9,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from ridgeline.counting.base import ProgramRunError
 
@@ -34,9 +35,11 @@ def _limits(memory_bytes: int) -> None:
 
 
 def run_limited(exe: Path, args: list[str], cwd: Path, env: dict[str, str], timeout: float,
-                memory_gb: float) -> RunResult:
-    """Run *exe*; kill its process group after *timeout* seconds. Never raises for the
-    program's own failures (see :func:`classify_failure`)."""
+                memory_gb: float, idle_stop: float | None = None) -> RunResult:
+    """Run *exe*; kill its process group after *timeout* seconds, or *idle_stop* seconds
+    after the last counted launch was written (the rest is host-side work: result checks,
+    CPU references). Never raises for the program's own failures (see
+    :func:`classify_failure`)."""
     mem = int(memory_gb * (1 << 30))
     t0 = time.monotonic()
     proc = subprocess.Popen(
@@ -45,15 +48,37 @@ def run_limited(exe: Path, args: list[str], cwd: Path, env: dict[str, str], time
         preexec_fn=lambda: _limits(mem),  # noqa: PLW1509 - limits must apply in the child
     )
     timed_out = False
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        out, err = proc.communicate()
+    out_file = Path(env["RL_OUT"]) if "RL_OUT" in env else None
+    last_size, last_change = -1, time.monotonic()
+    import threading
+
+    chunks: dict[str, bytes] = {}
+
+    def _drain(name: str, stream: IO[bytes]) -> None:
+        chunks[name] = stream.read()
+
+    readers = [threading.Thread(target=_drain, args=(k, s), daemon=True)
+               for k, s in (("out", proc.stdout), ("err", proc.stderr)) if s is not None]
+    for t in readers:
+        t.start()
+    while proc.poll() is None:
+        now = time.monotonic()
+        size = out_file.stat().st_size if out_file and out_file.exists() else 0
+        if size != last_size:
+            last_size, last_change = size, now
+        idle = size > 0 and idle_stop is not None and now - last_change > idle_stop
+        if now - t0 > timeout or idle:
+            timed_out = not idle
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait()
+            break
+        time.sleep(0.2)
+    for t in readers:
+        t.join(timeout=10)
+    out, err = chunks.get("out", b""), chunks.get("err", b"")
     return RunResult(proc.returncode, time.monotonic() - t0,
                      out.decode(errors="replace")[-20000:], err.decode(errors="replace")[-20000:],
                      timed_out)

@@ -1,0 +1,49 @@
+"""Programs that crash, hang, need files, exhaust memory or cannot be built: typed errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ridgeline.counting import ProgramRunError, count_run
+from ridgeline.errors import UsageError
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.parametrize(
+    ("program", "cause", "kw"),
+    [
+        ("crash-cuda", "crash", {}),
+        ("hang-cuda", "timeout", {"timeout": 3}),
+        ("needsfile-cuda", "missing-input", {}),
+        ("hog-cuda", "memory", {"memory_gb": 1.0}),
+        ("thrust-cuda", "unsupported", {}),
+        ("broken-cuda", "compile", {}),
+    ],
+)
+def test_failure_causes(toolchain: None, programs: Path, program: str, cause: str,
+                        kw: dict) -> None:
+    with pytest.raises(ProgramRunError) as ei:
+        count_run(programs / program, "", **kw)
+    assert ei.value.cause == cause, str(ei.value)
+    assert program in str(ei.value)
+
+
+def test_bad_arguments(tmp_path: Path) -> None:
+    with pytest.raises(UsageError):
+        count_run(tmp_path / "absent", "")
+    with pytest.raises(UsageError):
+        count_run(tmp_path, "", launches=0)
+
+
+def test_batch_continues_after_failures(toolchain: None, programs: Path) -> None:
+    results = {}
+    for prog in ("crash-cuda", "rescan-cuda"):
+        try:
+            results[prog] = count_run(programs / prog, "1000")
+        except ProgramRunError as e:
+            results[prog] = e.cause
+    assert results["crash-cuda"] == "crash"
+    assert len(results["rescan-cuda"]) == 1
