@@ -1,9 +1,11 @@
 """Coverage, accuracy and cost of execution counting on HeCBench (kernel-performance.csv).
 
 Run phase (resumable; one JSON line per program in --out):
-  nice python benchmarks/counting_hecbench.py run --model omp --out benchmarks/results/counting_omp.jsonl
+  nice python benchmarks/counting_hecbench.py run --model omp \
+      --out benchmarks/results/counting_omp.jsonl
 Report phase (figures printed and written to --summary):
-  python benchmarks/counting_hecbench.py report --model omp --out benchmarks/results/counting_omp.jsonl
+  python benchmarks/counting_hecbench.py report --model omp \
+      --out benchmarks/results/counting_omp.jsonl
 
 Needs the HeCBench sources in external/gpuFLOPBench/src and $RIDGELINE_DATA.
 """

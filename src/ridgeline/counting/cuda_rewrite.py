@@ -71,7 +71,9 @@ def _kernel_expr_start(text: str, pos: int) -> int:
 
 
 def _split_config(cfg: str) -> list[str]:
-    out, depth, cur = [], 0, []
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in cfg:
         if ch in "([{":
             depth += 1

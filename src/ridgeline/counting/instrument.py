@@ -56,7 +56,9 @@ class Instrumented:
 
 def split_top(s: str) -> list[str]:
     """Split at commas that are not inside (), [], {}, <> or quotes."""
-    out, depth, cur, quote = [], 0, [], False
+    out: list[str] = []
+    cur: list[str] = []
+    depth, quote = 0, False
     for ch in s:
         if ch == '"':
             quote = not quote
@@ -113,8 +115,8 @@ def classify_call(name: str, hist: dict[str, float]) -> None:
     """Add the operations a called function stands for (math library, FMA intrinsics)."""
     name = name.strip('"')
     if name.startswith(("llvm.fmuladd.", "llvm.fma.")):
-        prec = _intrinsic_prec(name) or "sp"
-        hist[prec] = hist.get(prec, 0) + 2 * _vec_lanes(name)
+        fprec = _intrinsic_prec(name) or "sp"
+        hist[fprec] = hist.get(fprec, 0) + 2 * _vec_lanes(name)
         return
     if name.startswith(MATH_PREFIX_SKIP):
         return

@@ -45,7 +45,8 @@ class OmpBackend(Backend):
         srcs = sources_of(program_dir, "omp")
         if not srcs:
             raise ProgramRunError(program_dir.name, "not-found", "no C/C++ sources")
-        spec = BuildSpec(sources=srcs, model="omp", include_dirs=[program_dir, *makefile_includes(program_dir)],
+        incs = [program_dir, *makefile_includes(program_dir)]
+        spec = BuildSpec(sources=srcs, model="omp", include_dirs=incs,
                          defines=makefile_defines(program_dir), std=makefile_std(program_dir))
         recs = build_and_count(self.name, program_dir, spec, args, opts)
         for r in recs:

@@ -17,7 +17,7 @@ def from_oclgrind_record(rec: Any, launch: int, gpus: list[str]) -> LaunchCount:
     model its DRAM bytes from its sector counts."""
     from ridgeline.counting.dram import compulsory_dram_bytes
 
-    def get(name: str, default: float = 0.0) -> Any:
+    def get(name: str, default: Any = 0.0) -> Any:
         if isinstance(rec, dict):
             return rec.get(name, default)
         return getattr(rec, name, default)
@@ -29,11 +29,20 @@ def from_oclgrind_record(rec: Any, launch: int, gpus: list[str]) -> LaunchCount:
         global_load_bytes=float(get("global_load_bytes")),
         global_store_bytes=float(get("global_store_bytes")),
         sectors_read=float(get("sectors_read")), sectors_written=float(get("sectors_written")),
+        global_loads=float(get("global_loads")), global_stores=float(get("global_stores")),
+        atomics=float(get("atomics_global")) + float(get("atomics_local")),
     )
+    gs, ls = get("global_size", None), get("local_size", None)
+    if gs and ls:
+        out.block = (int(ls[0]), int(ls[1]), int(ls[2]))
+        out.grid = tuple(max(1, int(g) // max(1, int(b))) for g, b in zip(gs, ls, strict=True))  # type: ignore[assignment]
+    from ridgeline.hardware import get_gpu
+
     for g in gpus:
-        out.dram_bytes_by_gpu[g] = compulsory_dram_bytes(out.sectors_read, out.sectors_written)
+        out.dram_bytes_by_gpu[get_gpu(g).name] = compulsory_dram_bytes(out.sectors_read,
+                                                                      out.sectors_written)
     if gpus:
-        out.dram_bytes = out.dram_bytes_by_gpu[gpus[0]]
+        out.dram_bytes = out.dram_bytes_by_gpu[get_gpu(gpus[0]).name]
     return out
 
 
@@ -48,24 +57,31 @@ class OpenCLBackend(Backend):
                    for p in program_dir.glob("*.c*") if p.is_file())
 
     def count(self, program_dir: Path, args: list[str], opts: RunOptions) -> list[LaunchCount]:
+        """Run the folder's built OpenCL executable under Oclgrind (Engineer C's
+        ``profile_program``); DRAM bytes are the compulsory traffic of its sector counts."""
+        from ridgeline.errors import ExecutionError, MissingDependencyError, UsageError
+        from ridgeline.profiles import oclgrind
+
         try:
-            from ridgeline.profiles import oclgrind  # type: ignore[attr-defined]
-        except ImportError as e:
-            raise ProgramRunError(program_dir.name, "unsupported",
-                                  "the OpenCL counter ridgeline.profiles.oclgrind is not "
-                                  "available in this installation") from e
-        run = getattr(oclgrind, "profile_program", None)
-        if run is None:
-            raise ProgramRunError(program_dir.name, "unsupported",
-                                  "ridgeline.profiles.oclgrind has no profile_program(); "
-                                  "count single kernels with it directly")
-        recs = run(program_dir, args, kernel=opts.kernel, timeout=opts.timeout)
+            recs = oclgrind.profile_program(program_dir, args, kernel=None,
+                                            timeout=opts.timeout)
+        except MissingDependencyError:
+            raise
+        except UsageError as e:
+            raise ProgramRunError(program_dir.name, "not-found", str(e)) from e
+        except ExecutionError as e:
+            cause = "timeout" if "did not finish" in str(e) else "crash"
+            raise ProgramRunError(program_dir.name, cause, str(e)) from e
         seen: dict[str, int] = {}
         out = []
         for r in recs:
-            lc = from_oclgrind_record(r, 0, opts.gpus)
-            lc.launch = seen.get(lc.kernel, 0)
-            seen[lc.kernel] = lc.launch + 1
+            if opts.kernel and opts.kernel not in r.kernel:
+                continue
+            lc = from_oclgrind_record(r, seen.get(r.kernel, 0), opts.gpus)
+            seen[r.kernel] = lc.launch + 1
             if lc.launch < opts.launches:
                 out.append(lc)
+        if not out:
+            raise ProgramRunError(program_dir.name, "no-launch",
+                                  "no OpenCL kernel launch matched the request")
         return out

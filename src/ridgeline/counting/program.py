@@ -6,7 +6,8 @@ import re
 import shlex
 from pathlib import Path
 
-__all__ = ["sources_of", "makefile_defines", "makefile_includes", "makefile_run_args", "makefile_std"]
+__all__ = ["sources_of", "makefile_defines", "makefile_includes", "makefile_run_args",
+           "makefile_std"]
 
 _SRC_EXT = {"omp": (".cpp", ".c", ".cc", ".cxx"), "cuda": (".cu", ".cpp", ".c", ".cc")}
 

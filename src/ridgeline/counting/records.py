@@ -46,6 +46,10 @@ def _homogeneous(work: list[int]) -> bool:
     return statistics.pstdev(work) / mean <= 0.1
 
 
+def _dim(v: Any) -> tuple[int, int, int] | None:
+    return (int(v[0]), int(v[1]), int(v[2])) if v else None
+
+
 def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], backend: str,
                     l2_names: list[str], gpu: str | None) -> LaunchCount:
     total: dict[str, float] = {}
@@ -79,8 +83,8 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
         sectors_read=raw["sectors_read"] * sscale,
         sectors_written=raw["sectors_written"] * sscale,
         dram_bytes_by_gpu=by_gpu,
-        grid=tuple(raw["grid"]) if raw.get("grid") else None,  # type: ignore[arg-type]
-        block=tuple(raw["block"]) if raw.get("block") else None,  # type: ignore[arg-type]
+        grid=_dim(raw.get("grid")),
+        block=_dim(raw.get("block")),
         blocks_total=int(raw.get("blocks_total", 1)),
         blocks_counted=int(raw.get("blocks_counted", 1)),
         homogeneous=_homogeneous(raw.get("block_work", [])),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import signal
@@ -69,10 +70,8 @@ def run_limited(exe: Path, args: list[str], cwd: Path, env: dict[str, str], time
         idle = size > 0 and idle_stop is not None and now - last_change > idle_stop
         if now - t0 > timeout or idle:
             timed_out = not idle
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
             proc.wait()
             break
         time.sleep(0.2)
