@@ -69,6 +69,7 @@ class Buffer:
     nbytes: int
     fill: float | int | None = 1
     dump: bool = False
+    ctype: str = "float"  # element type (OpenCL C), used when a real device fills it
 
 
 @dataclass(frozen=True)
