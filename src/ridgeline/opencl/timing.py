@@ -52,12 +52,23 @@ class TimingResult:
     notes: list[str] = field(default_factory=list)
 
 
+_BUILT: dict[tuple[int, str, str], Any] = {}
+
+
 def build_program(ctx: Any, source: str, options: str = "") -> Any:
+    """Build *source* for *ctx* (memoised per context, source and options)."""
     pcl = cl()
+    key = (id(ctx), source, options)
+    if key in _BUILT:
+        return _BUILT[key]
     try:
-        return pcl.Program(ctx, source).build(options=options)
+        prog = pcl.Program(ctx, source).build(options=options)
     except pcl.RuntimeError as e:
         raise CompileError(f"OpenCL build failed: {str(e)[-1500:]}") from None
+    if len(_BUILT) > 64:
+        _BUILT.clear()
+    _BUILT[key] = prog
+    return prog
 
 
 def _host_arrays(args: Sequence[ArgValue], ctypes: Sequence[str]) -> list[Any]:

@@ -1,0 +1,172 @@
+"""The datagen driver: one isolated worker process per kernel (with a timeout), a local
+pool or a Ray cluster, results streamed to Parquet shards, resumable, with a progress bar."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ridgeline.datagen.args import kernel_hash
+from ridgeline.datagen.store import ShardWriter, done_kernels, read_samples
+from ridgeline.errors import MissingDataError, MissingDependencyError, UsageError
+
+__all__ = ["DatagenConfig", "generate", "run_isolated", "collect_kernels"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class DatagenConfig:
+    device: str = "pocl"
+    samples: int = 12
+    seed: int = 0
+    jobs: int = 1
+    timeout: float = 300.0  # per kernel, whole worker
+    probe_timeout: float = 60.0
+    warmup: int = 2
+    repeats: int = 5
+    max_global: int = 1 << 20
+    max_bytes: int = 1 << 27
+    ray_address: str | None = None
+    limit: int | None = None
+    subset_seed: int | None = None  # with limit: a seeded random subset, else the first N
+
+
+def collect_kernels(kernels_dir: str | Path) -> list[Path]:
+    d = Path(kernels_dir)
+    if not d.is_dir():
+        raise MissingDataError(f"kernels folder {str(d)!r} does not exist")
+    files = sorted(d.rglob("*.cl"))
+    if not files:
+        raise MissingDataError(f"no .cl files under {str(d)!r}")
+    return files
+
+
+def run_isolated(job: dict[str, Any], timeout: float) -> tuple[dict[str, Any], list[dict]]:
+    """Run one kernel job in a fresh Python process; (kernel record, sample rows)."""
+    cmd = [sys.executable, "-W", "ignore", "-m", "ridgeline.datagen.worker"]
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    status, reason = "", ""
+    try:
+        res = subprocess.run(cmd, input=json.dumps(job), capture_output=True, text=True,
+                             timeout=timeout, env=env)
+        out, rc, err = res.stdout, res.returncode, res.stderr
+    except subprocess.TimeoutExpired as e:
+        raw = e.stdout or b""
+        out = raw.decode(errors="replace") if isinstance(raw, bytes) else raw
+        rc, err = None, ""
+        status, reason = "timeout", f"worker exceeded {timeout:.0f} s (hang or very slow)"
+    recs = []
+    for line in out.splitlines():
+        try:
+            recs.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    kern = next((r for r in recs if r.get("type") == "kernel"), {})
+    fatal = next((r for r in recs if r.get("type") == "fatal"), None)
+    samples = [r for r in recs if r.get("type") == "sample"]
+    if not status:
+        if fatal:
+            status, reason = "failed", fatal["reason"]
+        elif rc not in (0, None) and not kern:
+            status, reason = "crashed", f"worker exit {rc}: {err[-400:]}"
+        elif rc not in (0, None):
+            status, reason = "crashed", f"worker died (exit {rc}) after {len(samples)} samples"
+    record = {"kernel_hash": kernel_hash(job["source"]), "file": job.get("file", ""),
+              "kernel_name": kern.get("name", ""), "status": status or kern.get("status", ""),
+              "reason": reason or kern.get("reason", ""), "sizing_s": kern.get("sizing_s"),
+              "fits": json.dumps(kern.get("fits", {})), "device": job["device"],
+              "seed": job["seed"], "n_samples": len(samples)}
+    for s in samples:
+        s.pop("type", None)
+        s.update(kernel_hash=record["kernel_hash"], file=record["file"], device=job["device"],
+                 seed=job["seed"])
+    return record, samples
+
+
+def _job(path: Path, cfg: DatagenConfig) -> dict[str, Any]:
+    return {"source": path.read_text(errors="replace"), "file": path.name,
+            "device": cfg.device, "samples": cfg.samples, "seed": cfg.seed,
+            "probe_timeout": cfg.probe_timeout, "warmup": cfg.warmup,
+            "repeats": cfg.repeats, "max_global": cfg.max_global, "max_bytes": cfg.max_bytes}
+
+
+def _local(jobs: list[dict[str, Any]], cfg: DatagenConfig) -> Iterator[tuple[dict, list]]:
+    with ThreadPoolExecutor(max_workers=max(1, cfg.jobs)) as ex:
+        futs = [ex.submit(run_isolated, j, cfg.timeout) for j in jobs]
+        for f in as_completed(futs):
+            yield f.result()
+
+
+def _ray(jobs: list[dict[str, Any]], cfg: DatagenConfig) -> Iterator[tuple[dict, list]]:
+    try:
+        import ray
+    except ImportError:
+        raise MissingDependencyError("ray", "pip install 'ridgeline[dist]'") from None
+    ray.init(address=cfg.ray_address, ignore_reinit_error=True, log_to_driver=False)
+    try:
+        # one worker per OpenCL device: a node advertises its devices as the custom
+        # resource "opencl_device" (ray start --resources='{"opencl_device": 1}');
+        # nodes without it run one job per CPU
+        has_dev = ray.cluster_resources().get("opencl_device", 0) > 0
+        opts = {"resources": {"opencl_device": 1}} if has_dev else {"num_cpus": 1}
+        remote = ray.remote(**opts)(run_isolated)
+        pending = [remote.remote(j, cfg.timeout) for j in jobs]
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            yield ray.get(ready[0])
+    finally:
+        ray.shutdown()
+
+
+def generate(kernels_dir: str | Path, out: str | Path, cfg: DatagenConfig,
+             progress: bool = True,
+             on_kernel: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """Run datagen over every ``.cl`` file under *kernels_dir* into *out* (resumable)."""
+    from tqdm import tqdm
+
+    if cfg.samples < 1:
+        raise UsageError(f"--samples must be >= 1, got {cfg.samples}")
+    files = collect_kernels(kernels_dir)
+    if cfg.limit is not None:
+        if cfg.subset_seed is not None:
+            import random
+
+            files = sorted(random.Random(cfg.subset_seed).sample(files,
+                                                                 min(cfg.limit, len(files))))
+        else:
+            files = files[: cfg.limit]
+    done = done_kernels(out)
+    jobs = [_job(p, cfg) for p in files]
+    todo = [j for j in jobs if kernel_hash(j["source"]) not in done]
+    writer = ShardWriter(out)
+    t0 = time.perf_counter()
+    n_samples = 0
+    bar = tqdm(total=len(todo), unit="kernel", disable=not progress, desc="datagen")
+    runs = _ray(todo, cfg) if cfg.ray_address else _local(todo, cfg)
+    try:
+        for rec, samples in runs:
+            writer.add(rec, samples)
+            n_samples += len(samples)
+            bar.update(1)
+            el = time.perf_counter() - t0
+            bar.set_postfix(samples=n_samples, sps=f"{n_samples / el:.2f}/s")
+            if on_kernel:
+                on_kernel(rec)
+    finally:
+        writer.flush()
+        bar.close()
+    elapsed = time.perf_counter() - t0
+    return {"kernels": len(files), "skipped_done": len(jobs) - len(todo), "ran": len(todo),
+            "samples": n_samples, "elapsed_s": elapsed,
+            "samples_per_s": n_samples / elapsed if elapsed > 0 else 0.0,
+            "total_samples_on_disk": len(read_samples(out))}

@@ -1,0 +1,86 @@
+"""Parquet shards of datagen results, resumable: a kernel's rows are written in one
+atomic shard (temporary file + rename) together with its kernel record, so after a kill
+every kernel is either fully on disk or not at all; a resumed run skips the kernels on
+disk and nothing is lost or duplicated."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ShardWriter", "done_kernels", "read_samples", "read_kernels"]
+
+_LIST_COLS = ("times_ns",)
+
+
+def _shards(out: Path, kind: str) -> list[Path]:
+    return sorted((out / "shards").glob(f"{kind}-*.parquet"))
+
+
+def _read(paths: list[Path]) -> Any:
+    import pandas as pd
+
+    frames = [pd.read_parquet(p) for p in paths]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def read_samples(out: str | Path) -> Any:
+    """All sample rows of a datagen folder as one DataFrame."""
+    return _read(_shards(Path(out), "samples"))
+
+
+def read_kernels(out: str | Path) -> Any:
+    """One row per kernel: status (sized/unsized/unparsed/failed) and reason."""
+    return _read(_shards(Path(out), "kernels"))
+
+
+def done_kernels(out: str | Path) -> set[str]:
+    df = read_kernels(out)
+    return set(df["kernel_hash"]) if len(df) else set()
+
+
+class ShardWriter:
+    """Buffers finished kernels and writes them as shard pairs (kernels, samples)."""
+
+    def __init__(self, out: str | Path, flush_every: int = 20, flush_seconds: float = 30.0):
+        self.out = Path(out)
+        self.flush_every = flush_every
+        self.flush_seconds = flush_seconds
+        self._kernels: list[dict[str, Any]] = []
+        self._samples: list[dict[str, Any]] = []
+        self._last = time.monotonic()
+        (self.out / "shards").mkdir(parents=True, exist_ok=True)
+
+    def add(self, kernel: dict[str, Any], samples: list[dict[str, Any]]) -> None:
+        self._kernels.append(kernel)
+        self._samples.extend(samples)
+        if (len(self._kernels) >= self.flush_every
+                or time.monotonic() - self._last > self.flush_seconds):
+            self.flush()
+
+    def _write(self, rows: list[dict[str, Any]], kind: str, tag: str) -> None:
+        import pandas as pd
+
+        df = pd.DataFrame(rows)
+        for c in df.columns:
+            if df[c].dtype == object and c not in _LIST_COLS:
+                df[c] = df[c].map(lambda v: v if v is None or isinstance(v, str)
+                                  else json.dumps(v))
+        final = self.out / "shards" / f"{kind}-{tag}.parquet"
+        tmp = final.with_suffix(".tmp")
+        df.to_parquet(tmp, index=False)
+        os.replace(tmp, final)
+
+    def flush(self) -> None:
+        self._last = time.monotonic()
+        if not self._kernels:
+            return
+        tag = f"{time.time_ns():020d}-{os.getpid()}"
+        # samples first: a kernel counts as done only once its kernel record is on disk
+        if self._samples:
+            self._write(self._samples, "samples", tag)
+        self._write(self._kernels, "kernels", tag)
+        self._kernels, self._samples = [], []
