@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import time
 from collections import Counter
 from pathlib import Path
@@ -70,9 +71,49 @@ def run(args: argparse.Namespace) -> None:
         print(f"[{i + 1}/{len(todo)}] {src}: {status} ({rec['seconds']} s)", flush=True)
 
 
-def _match(model: str, gt_kernel: str, launches: list[dict]) -> list[dict]:
+_OMP_PREFIX = re.compile(r"^__omp_offloading_[0-9a-f]+_[0-9a-f]+_")
+_LINE = re.compile(r"^(.*)_l(\d+)$")
+
+
+def _omp_pairs(gt_kernels: list[str], ours: list[str]) -> dict[str, str]:
+    """Map profiled OpenMP region names to ours: same mangled tail and line; else same tail
+    and the nearest line within 8 (the profiled sources differ by a few lines at places);
+    else, when both sides have the same number of regions, pairing in line order."""
+    out: dict[str, str] = {}
+    norm = {g: _OMP_PREFIX.sub("", g) for g in gt_kernels}
+    for g, n in norm.items():
+        exact = [o for o in ours if o.endswith(n)]
+        if exact:
+            out[g] = exact[0]
+            continue
+        m = _LINE.match(n)
+        if not m:
+            continue
+        cands = []
+        for o in ours:
+            mo = _LINE.match(o)
+            if mo and mo.group(1).endswith(m.group(1)):
+                cands.append((abs(int(mo.group(2)) - int(m.group(2))), o))
+        cands.sort()
+        if cands and cands[0][0] <= 8:
+            out[g] = cands[0][1]
+    rest_g = sorted((g for g in gt_kernels if g not in out), key=_line_of)
+    rest_o = sorted((o for o in ours if o not in out.values()), key=_line_of)
+    if rest_g and len(rest_g) == len(rest_o):
+        out.update(zip(rest_g, rest_o, strict=True))
+    return out
+
+
+def _line_of(name: str) -> int:
+    m = _LINE.match(name)
+    return int(m.group(2)) if m else 0
+
+
+def _match(model: str, gt_kernel: str, launches: list[dict], gt_all: list[str]) -> list[dict]:
     if model == "omp":
-        return [r for r in launches if r["kernel"].endswith(gt_kernel)]
+        ours = sorted({r["kernel"] for r in launches})
+        target = _omp_pairs(gt_all, ours).get(gt_kernel)
+        return [r for r in launches if r["kernel"] == target]
     return [r for r in launches if r["kernel"] == gt_kernel]
 
 
@@ -99,7 +140,8 @@ def report(args: argparse.Namespace) -> dict:
         if "error" in r:
             causes[r["error"]["cause"]] += 1
             continue
-        m = _match(args.model, kern, r["launches"])
+        gt_all = sorted(set(gt[gt["source"] == src]["kernel"]))
+        m = _match(args.model, kern, r["launches"], gt_all)
         if not m:
             causes["kernel-not-launched"] += 1
             continue

@@ -65,6 +65,10 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
     else:
         argv = list(args)
     gpus = [gpu] if isinstance(gpu, str) else list(gpu or [])
+    if kernel and kernel.startswith("__omp_offloading_"):
+        from ridgeline.counting.omp import short_region_name
+
+        kernel = short_region_name(kernel)  # device and file ids differ between builds
     opts = RunOptions(kernel=kernel, launches=launches, gpus=gpus, timeout=timeout,
                       memory_gb=memory_gb, skip_after=skip_after,
                       workdir=Path(workdir) if workdir else None,

@@ -117,7 +117,11 @@ def rewrite_cuda(text: str) -> tuple[str, list[str]]:
             continue
         names.append(name)
         out.append(text[pos:start])
-        out.append(f'__rl_launcher("{name}", {kexpr}, {", ".join(cfg)})')
+        if "<" in kexpr:  # template arguments, possibly only some of them
+            out.append(f'__rl_launcher_f("{name}", [&](auto... __rl_a) {{ {kexpr}(__rl_a...); }}, '
+                       f'{", ".join(cfg)})')
+        else:
+            out.append(f'__rl_launcher("{name}", {kexpr}, {", ".join(cfg)})')
         pos = j + 3
     text = "".join(out)
     text = _EXTERN_SHARED.sub(

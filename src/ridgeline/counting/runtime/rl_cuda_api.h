@@ -4,7 +4,11 @@
 /* ---- errors, devices, memory ----------------------------------------------------------- */
 enum cudaError { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2,
                  cudaErrorInitializationError = 3, cudaErrorInvalidDevice = 101,
-                 cudaErrorNotReady = 600, cudaErrorUnknown = 999 };
+                 cudaErrorInvalidConfiguration = 9, cudaErrorInvalidDevicePointer = 17,
+                 cudaErrorInvalidMemcpyDirection = 21, cudaErrorNoDevice = 100,
+                 cudaErrorNotReady = 600, cudaErrorLaunchOutOfResources = 701,
+                 cudaErrorAssert = 710, cudaErrorLaunchFailure = 719,
+                 cudaErrorUnknown = 999 };
 typedef enum cudaError cudaError_t;
 typedef cudaError_t CUresult;
 enum cudaMemcpyKind { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1,
@@ -174,4 +178,23 @@ template <class... P>
 static inline __rl_Launch<P...> __rl_launcher(const char *name, void (*k)(P...), dim3 g, dim3 b,
                                               size_t shmem = 0, cudaStream_t = 0) {
   return __rl_Launch<P...>{name, k, g, b, shmem};
+}
+
+/* templated kernels with partly deduced template arguments: the rewrite passes a generic
+ * lambda that calls the kernel expression, so deduction happens at the call */
+template <class F> struct __rl_LaunchF {
+  const char *name; F f; dim3 grid, block; size_t shmem;
+  template <class... A> void operator()(A &&...a) const {
+    auto args = std::make_tuple(std::forward<A>(a)...);
+    struct Ctx { const F *f; decltype(args) *t; } ctx{&f, &args};
+    __rl_run_launch(name, grid, block, shmem, &ctx, [](void *c) {
+      Ctx *x = static_cast<Ctx *>(c);
+      std::apply(*x->f, *x->t);
+    });
+  }
+};
+template <class F>
+static inline __rl_LaunchF<F> __rl_launcher_f(const char *name, F f, dim3 g, dim3 b,
+                                              size_t shmem = 0, cudaStream_t = 0) {
+  return __rl_LaunchF<F>{name, f, g, b, shmem};
 }
