@@ -1,6 +1,6 @@
 """Source rewrite that lets a CUDA program compile as C++ against ``rl_cuda.h``:
-``k<<<g, b, shmem, stream>>>(args)`` becomes ``__rl_launcher("k", k, g, b, shmem,
-stream)(args)``, and ``extern __shared__ T s[];`` becomes a pointer into the runtime's
+``k<<<g, b, shmem, stream>>>(args)`` becomes ``__rl_launch_call("k", [&]() { k(args); },
+g, b, shmem, stream)``, and ``extern __shared__ T s[];`` becomes a pointer into the runtime's
 dynamic shared-memory buffer. Everything else is handled by macros and overloads in the
 header. Also lists features the CPU layer does not provide."""
 
@@ -93,8 +93,40 @@ def _base_name(expr: str) -> str:
     return expr.split("::")[-1]
 
 
+def _call_end(text: str, pos: int) -> int:
+    """Index just past the balanced ``( ... )`` that starts at or after *pos* (or -1)."""
+    i = pos
+    while i < len(text) and text[i].isspace():
+        i += 1
+    if i >= len(text) or text[i] != "(":
+        return -1
+    depth = 0
+    quote = ""
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return -1
+
+
 def rewrite_cuda(text: str) -> tuple[str, list[str]]:
-    """Rewrite launches and dynamic shared memory; returns (text, launched kernel names)."""
+    """Rewrite launches and dynamic shared memory; returns (text, launched kernel names).
+
+    ``k<<<cfg>>>(args)`` becomes ``__rl_launch_call("k", [&]() { k(args); }, cfg)``: the call
+    is compiled as written (templates, deduction, overloads, conversions all as in CUDA);
+    the runtime invokes the lambda once per GPU thread."""
     names: list[str] = []
     out = []
     pos = 0
@@ -104,25 +136,20 @@ def rewrite_cuda(text: str) -> tuple[str, list[str]]:
             out.append(text[pos:])
             break
         j = text.find(">>>", i)
-        if j < 0:
-            out.append(text[pos:])
-            break
         start = _kernel_expr_start(text, i)
         kexpr = text[start:i].strip()
-        cfg = _split_config(text[i + 3 : j])
         name = _base_name(kexpr)
-        if not name:
-            out.append(text[pos : j + 3])
-            pos = j + 3
+        end = _call_end(text, j + 3) if j >= 0 else -1
+        if j < 0 or not name or end < 0:
+            out.append(text[pos : i + 3])
+            pos = i + 3
             continue
+        cfg = _split_config(text[i + 3 : j])
+        args = text[j + 3 : end].strip()
         names.append(name)
         out.append(text[pos:start])
-        if "<" in kexpr:  # template arguments, possibly only some of them
-            out.append(f'__rl_launcher_f("{name}", [&](auto... __rl_a) {{ {kexpr}(__rl_a...); }}, '
-                       f'{", ".join(cfg)})')
-        else:
-            out.append(f'__rl_launcher("{name}", {kexpr}, {", ".join(cfg)})')
-        pos = j + 3
+        out.append(f'__rl_launch_call("{name}", [&]() {{ {kexpr}{args}; }}, {", ".join(cfg)})')
+        pos = end
     text = "".join(out)
     text = _EXTERN_SHARED.sub(
         lambda m: f"{m.group(2).strip()} *{m.group(3)} = "

@@ -198,3 +198,11 @@ static inline __rl_LaunchF<F> __rl_launcher_f(const char *name, F f, dim3 g, dim
                                               size_t shmem = 0, cudaStream_t = 0) {
   return __rl_LaunchF<F>{name, f, g, b, shmem};
 }
+
+/* the form the rewrite emits: the launch's call, as written, inside a lambda */
+template <class L>
+static inline void __rl_launch_call(const char *name, const L &call, dim3 g, dim3 b,
+                                    size_t shmem = 0, cudaStream_t = 0) {
+  __rl_run_launch(name, g, b, shmem, const_cast<void *>(static_cast<const void *>(&call)),
+                  [](void *c) { (*static_cast<const L *>(c))(); });
+}
