@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ridgeline.errors import MissingDependencyError, UnknownNameError, UsageError
+from ridgeline.errors import UnknownNameError, UsageError
 from ridgeline.hardware import Counts, get_gpu, intensities
 from ridgeline.llm.paper_a import hecbench_sources_root
 from ridgeline.llm.scenarios import KernelPrompt, Scenario
@@ -83,18 +83,10 @@ def _tool(name: str, gpu_name: str) -> Callable[[Any, KernelPrompt], None]:
 
 
 def sass_text(folder: Path, kernel: str, language: str) -> str:
-    """SASS of *kernel* compiled from the program in *folder* (ridgeline.compile)."""
-    try:
-        comp = importlib.import_module("ridgeline.compile")
-    except ImportError as e:
-        raise MissingDependencyError("ridgeline.compile (nvcc + cuobjdump)",
-                                     "pip install 'ridgeline[cuda]' and CUDA's nvcc", str(e)) \
-            from None
-    fn = getattr(comp, "kernel_sass", None)
-    if fn is None:
-        raise MissingDependencyError("ridgeline.compile.kernel_sass",
-                                     "pip install 'ridgeline[cuda]' and CUDA's nvcc")
-    return str(fn(folder, kernel, language=language))
+    """SASS of *kernel* compiled from the program in *folder* (nvcc + cuobjdump)."""
+    from ridgeline.llm.sass import kernel_sass
+
+    return kernel_sass(folder, kernel, language)
 
 
 def _sass(row: Any, prompt: KernelPrompt) -> None:
