@@ -16,11 +16,11 @@ DUMP = """
 	code for sm_86
 		Function : _Z5scalePfi
 	.headerflags	@"EF_CUDA_TEXMODE_UNIFIED"
-        /*0000*/                   MOV R1, c[0x0][0x28] ;                      /* 0x00000a0000017a02 */
-        /*0010*/                   S2R R0, SR_CTAID.X ;                        /* 0x0000000000007919 */
-        /*0020*/                   EXIT ;                                      /* 0x000000000000794d */
+        /*0000*/  MOV R1, c[0x0][0x28] ;  /* 0x00000a0000017a02 */
+        /*0010*/  S2R R0, SR_CTAID.X ;  /* 0x0000000000007919 */
+        /*0020*/  EXIT ;  /* 0x000000000000794d */
 		Function : _Z5otherPi
-        /*0000*/                   STG.E [R2.64], R5 ;                         /* 0x0000000502007986 */
+        /*0000*/  STG.E [R2.64], R5 ;  /* 0x0000000502007986 */
 """
 
 
