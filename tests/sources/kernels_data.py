@@ -49,12 +49,15 @@ int main(int argc, char **argv) {
 }
 """
 
+# one long pragma line (no continuation) is part of the test
+_ADD_PRAGMA = ("#pragma omp target teams distribute parallel for thread_limit(256) "
+               "map(to: b[0:n]) map(tofrom: a[0:n])")
 OPENMP = r"""
 #include <omp.h>
 #include <stdlib.h>
 
 void add(float *a, const float *b, int n) {
-  #pragma omp target teams distribute parallel for thread_limit(256) map(to: b[0:n]) map(tofrom: a[0:n])
+  @ADD_PRAGMA@
   for (int i = 0; i < n; i++) a[i] += b[i];
 }
 
@@ -75,7 +78,7 @@ int main(int argc, char **argv) {
   add(a, a, n);
   return (int)sum;
 }
-"""
+""".replace("@ADD_PRAGMA@", _ADD_PRAGMA)
 
 OPENCL = r"""
 #define TS 16
