@@ -46,6 +46,9 @@ def test_launch_sites(cuda_file: Path) -> None:
     assert len(s) == 1
     assert (s[0].grid, s[0].block, s[0].function) == ("grid", "block", "main")
     assert s[0].args == ("y", "x", "2.0f", "n", "10")
+    k = get_kernel(prog, "saxpy")
+    assert k.bindings(s[0]) == {"y": "y", "x": "x", "a": "2.0f", "n": "n", "iters": "10"}
+    assert k.to_dict()["launches"][0]["bindings"]["iters"] == "10"
     t = get_kernel(prog, "stencil").launches[0]
     assert t.template_args == "float, 2"
     assert (t.grid, t.block, t.shared_mem, t.stream) == ("(n + 127) / 128", "128", "0", "0")

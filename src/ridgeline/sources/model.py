@@ -104,6 +104,11 @@ class Kernel:
     #: the cursors of called functions, by name (for feature extraction)
     callee_nodes: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
+    def bindings(self, site: LaunchSite) -> dict[str, str]:
+        """Parameter name -> the expression passed for it at *site* (positional; parameters
+        past the given arguments, e.g. defaulted ones, are left out)."""
+        return {p.name: a for p, a in zip(self.params, site.args, strict=False) if p.name}
+
     @property
     def has_body(self) -> bool:
         return self.node is not None
@@ -114,7 +119,7 @@ class Kernel:
             "line": self.line, "end_line": self.end_line, "mangled": self.mangled,
             "template": self.template, "params": [p.to_dict() for p in self.params],
             "callees": list(self.callees), "macros": list(self.macros),
-            "launches": [s.to_dict() for s in self.launches],
+            "launches": [{**s.to_dict(), "bindings": self.bindings(s)} for s in self.launches],
             "region": self.region.to_dict() if self.region else None,
             "problems": list(self.problems), "has_body": self.has_body,
         }
