@@ -20,6 +20,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ridgeline.counting import ProgramRunError, count_run
@@ -117,6 +118,48 @@ def _match(model: str, gt_kernel: str, launches: list[dict], gt_all: list[str]) 
     return [r for r in launches if r["kernel"] == gt_kernel]
 
 
+def _mean(xs: list[dict]) -> dict:
+    out = {k: sum(x[k] or 0 for x in xs) / len(xs) for k in
+           ("flops_sp", "flops_dp", "flops_hp", "int_ops")}
+    names = set().union(*(x["dram_bytes_by_gpu"] for x in xs))
+    out["dram"] = {n: sum(x["dram_bytes_by_gpu"].get(n, 0) for x in xs) / len(xs)
+                   for n in names}
+    return out
+
+
+def _assign(grp: pd.DataFrame, means: dict[int, dict]) -> list[int]:
+    """Template instantiations share a kernel name: pair each profiled row with the counted
+    variant whose SP/DP FLOPs are closest (greedy; one variant serves all when alone)."""
+    free = sorted(means)
+    out = []
+    for _, g in grp.iterrows():
+        def dist(v: int, g: pd.Series = g) -> float:
+            mm = means[v]
+            return float(abs(np.log10(1 + mm["flops_sp"]) - np.log10(1 + g["SP_FLOP"]))
+                         + abs(np.log10(1 + mm["flops_dp"]) - np.log10(1 + g["DP_FLOP"])))
+        pool = free or sorted(means)
+        best = min(pool, key=dist)
+        if best in free and len(free) > 1:
+            free.remove(best)
+        out.append(best)
+    return out
+
+
+def _row(src: str, kern: str, g: pd.Series, mean: dict, rule, g3080) -> dict:  # noqa: ANN001
+    gname = get_gpu(GPUS.get(str(g["device"]), str(g["device"]))).name
+    dram = mean["dram"].get(gname, 0.0)
+    row = {"source": src, "kernel": kern, "device": g["device"],
+           "flops": mean["flops_sp"] + mean["flops_dp"], "flops_gt": g["SP_FLOP"] + g["DP_FLOP"],
+           "int": mean["int_ops"], "int_gt": g["int_ops"], "dram": dram,
+           "dram_gt": g["bytes_total"]}
+    if str(g["device"]) == "3080":
+        ours = Counts(mean["flops_sp"], mean["flops_dp"], 0.0, mean["int_ops"], dram)
+        theirs = Counts(g["SP_FLOP"], g["DP_FLOP"], 0.0, g["int_ops"], g["bytes_total"])
+        row["class"] = rule.classify(ours, g3080).value
+        row["class_gt"] = rule.classify(theirs, g3080).value
+    return row
+
+
 def _within(a: float, b: float, rel: float, floor: float) -> bool:
     return abs(a - b) <= max(rel * abs(b), floor)
 
@@ -146,23 +189,14 @@ def report(args: argparse.Namespace) -> dict:
             causes["kernel-not-launched"] += 1
             continue
         counted += 1
-        mean = {k: sum(x[k] or 0 for x in m) / len(m) for k in
-                ("flops_sp", "flops_dp", "flops_hp", "int_ops")}
-        for _, g in gt[(gt["source"] == src) & (gt["kernel"] == kern)].iterrows():
-            gname = get_gpu(GPUS.get(str(g["device"]), str(g["device"]))).name
-            dram = sum(x["dram_bytes_by_gpu"].get(gname, 0) for x in m) / len(m)
-            fl_gt = g["SP_FLOP"] + g["DP_FLOP"]
-            fl = mean["flops_sp"] + mean["flops_dp"]
-            row = {"source": src, "kernel": kern, "device": g["device"], "flops": fl,
-                   "flops_gt": fl_gt, "int": mean["int_ops"], "int_gt": g["int_ops"],
-                   "dram": dram, "dram_gt": g["bytes_total"]}
-            if str(g["device"]) == "3080":
-                ours = Counts(mean["flops_sp"], mean["flops_dp"], 0.0, mean["int_ops"], dram)
-                theirs = Counts(g["SP_FLOP"], g["DP_FLOP"], 0.0, g["int_ops"],
-                                g["bytes_total"])
-                row["class"] = rule.classify(ours, g3080).value
-                row["class_gt"] = rule.classify(theirs, g3080).value
-            rows.append(row)
+        by_var: dict[int, list[dict]] = {}
+        for x in m:
+            by_var.setdefault(int(x.get("variant", 0)), []).append(x)
+        means = {v: _mean(xs) for v, xs in by_var.items()}
+        sel = gt[(gt["source"] == src) & (gt["kernel"] == kern)]
+        for _dev, grp in sel.groupby("device"):
+            for (_, g), var in zip(grp.iterrows(), _assign(grp, means), strict=True):
+                rows.append(_row(src, kern, g, means[var], rule, g3080))
     df = pd.DataFrame(rows)
     secs = pd.Series([r["seconds"] for r in res.values()])
     summary = {

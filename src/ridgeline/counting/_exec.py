@@ -65,7 +65,14 @@ def build_and_count(backend: str, program_dir: Path, spec: BuildSpec, args: list
                      len(raws), "timed out" if res.timed_out else f"exited {res.returncode}")
         blocks = load_blocks(work / "build" / "blocks.json")
         gpu = names[0] if names else None
-        return [to_launch_count(r, blocks, backend, names, gpu) for r in raws]
+        recs = [to_launch_count(r, blocks, backend, names, gpu) for r in raws]
+        variants: dict[str, dict[str, int]] = {}
+        for r in recs:  # "kernel@site" keys from the CUDA layer
+            base, _, site = r.kernel.partition("@")
+            seen = variants.setdefault(base, {})
+            r.variant = seen.setdefault(site, len(seen))
+            r.kernel = base
+        return recs
     finally:
         if temporary:
             shutil.rmtree(work, ignore_errors=True)

@@ -54,6 +54,8 @@ class LaunchCount:
     blocks_counted: int = 1
     #: True when counted blocks did about the same work (or all blocks were counted)
     homogeneous: bool = True
+    #: launch site / template instantiation of the same kernel name, in order of first launch
+    variant: int = 0
     #: integer operations by kind (arith, logic, cmp, gep, conv) before summing
     int_detail: dict[str, float] = field(default_factory=dict)
 

@@ -203,6 +203,9 @@ static inline __rl_LaunchF<F> __rl_launcher_f(const char *name, F f, dim3 g, dim
 template <class L>
 static inline void __rl_launch_call(const char *name, const L &call, dim3 g, dim3 b,
                                     size_t shmem = 0, cudaStream_t = 0) {
-  __rl_run_launch(name, g, b, shmem, const_cast<void *>(static_cast<const void *>(&call)),
+  // one key per launch site and template instantiation: "kernel@<lambda type>"
+  static char key[512];
+  if (!key[0]) snprintf(key, sizeof key, "%s@%s", name, typeid(L).name());
+  __rl_run_launch(key, g, b, shmem, const_cast<void *>(static_cast<const void *>(&call)),
                   [](void *c) { (*static_cast<const L *>(c))(); });
 }
