@@ -25,7 +25,8 @@ MATH_FLOPS: dict[str, tuple[str, float]] = {
     "hypotf": ("sp", 10), "fmodf": ("sp", 6), "rsqrtf": ("sp", 0), "ldexpf": ("sp", 1),
     "__rl_expf_fast": ("sp", 2), "__rl_logf_fast": ("sp", 1), "__rl_sinf_fast": ("sp", 1),
     "__rl_cosf_fast": ("sp", 1), "__rl_powf_fast": ("sp", 3), "__rl_fdividef": ("sp", 1),
-    "__rl_rsqrtf": ("sp", 0), "__rl_rcpf": ("sp", 0), "__rl_tanf_fast": ("sp", 2),
+    "__rl_rsqrtf": ("sp", 0), "_Z6rsqrtff": ("sp", 0), "__rl_rcpf": ("sp", 0),
+    "__rl_tanf_fast": ("sp", 2),
     "__rl_exp10f_fast": ("sp", 2), "__rl_log2f_fast": ("sp", 0), "__rl_log10f_fast": ("sp", 1),
     # double precision
     "sqrt": ("dp", 10), "exp": ("dp", 40), "exp2": ("dp", 36), "exp10": ("dp", 40),

@@ -165,7 +165,7 @@ template <class A, class B, class = typename std::enable_if<!std::is_same<A, B>:
 static inline typename std::common_type<A, B>::type min(A a, B b) { return b < a ? b : a; }
 template <class A, class B, class = typename std::enable_if<!std::is_same<A, B>::value>::type>
 static inline typename std::common_type<A, B>::type max(A a, B b) { return a < b ? b : a; }
-static inline float rsqrtf(float x) { return __rl_rsqrtf(x); }
+float rsqrtf(float x); /* defined in the runtime; programs may define their own */
 static inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
 static inline void sincospif(float x, float *s, float *c) { *s = sinf(x * 3.14159265f); *c = cosf(x * 3.14159265f); }
 static inline float sinpif(float x) { return sinf(x * 3.14159265358979f); }

@@ -285,3 +285,4 @@ float __rl_fdividef(float a, float b) { return a / b; }
 float __rl_rsqrtf(float x) { return 1.f / sqrtf(x); }
 float __rl_rcpf(float x) { return 1.f / x; }
 }
+float rsqrtf(float x) { return 1.f / sqrtf(x); }
