@@ -140,7 +140,7 @@ def _inner_pragmas(text: str, lo: int, hi: int) -> list[tuple[int, int, str]]:
 def _statement_after(func: Any, last_line: int) -> Any | None:
     """The outermost statement of *func* that starts after line *last_line*."""
     for c in func.walk_preorder():
-        if c.kind.is_statement() and c.extent.start.line > last_line:
+        if (c.kind.is_statement() or c.kind.is_expression()) and c.extent.start.line > last_line:
             return c
     return None
 

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "__ridgeline_std.h"
 
 #define __RL_VEC(T, N) \
   struct T##1 { N x; }; struct T##2 { N x, y; }; struct T##3 { N x, y, z; }; \

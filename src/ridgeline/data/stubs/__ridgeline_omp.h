@@ -9,4 +9,5 @@
 #include <stdlib.h>
 #include <string.h>
 #include "omp.h"
+#include "__ridgeline_std.h"
 #endif
