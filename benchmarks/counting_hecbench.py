@@ -118,6 +118,15 @@ def _match(model: str, gt_kernel: str, launches: list[dict], gt_all: list[str]) 
     return [r for r in launches if r["kernel"] == gt_kernel]
 
 
+def _spmd_source(src: str) -> bool:
+    """For results recorded before the runtime flagged it: the program splits work by
+    omp_get_team_num/omp_get_thread_num somewhere (regions then run as one thread here)."""
+    d = SRC / src
+    return d.is_dir() and any(
+        re.search(r"omp_get_(team|thread)_num", p.read_text(errors="replace"))
+        for p in d.iterdir() if p.suffix in (".cpp", ".c", ".h", ".hpp") and p.is_file())
+
+
 def _mean(xs: list[dict]) -> dict:
     out = {k: sum(x[k] or 0 for x in xs) / len(xs) for k in
            ("flops_sp", "flops_dp", "flops_hp", "int_ops")}
@@ -187,6 +196,10 @@ def report(args: argparse.Namespace) -> dict:
         m = _match(args.model, kern, r["launches"], gt_all)
         if not m:
             causes["kernel-not-launched"] += 1
+            continue
+        if all(x.get("spmd_partial", False) for x in m) or (
+                "spmd_partial" not in m[0] and _spmd_source(src)):
+            causes["teams-split-by-id (host runs one thread)"] += 1
             continue
         counted += 1
         by_var: dict[int, list[dict]] = {}

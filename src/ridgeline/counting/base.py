@@ -54,6 +54,9 @@ class LaunchCount:
     blocks_counted: int = 1
     #: True when counted blocks did about the same work (or all blocks were counted)
     homogeneous: bool = True
+    #: OpenMP region that splits work by omp_get_team_num/omp_get_thread_num: on the host
+    #: it ran as one team of one thread, so the counts cover only that share (incomplete)
+    spmd_partial: bool = False
     #: launch site / template instantiation of the same kernel name, in order of first launch
     variant: int = 0
     #: integer operations by kind (arith, logic, cmp, gep, conv) before summing

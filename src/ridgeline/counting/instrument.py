@@ -237,8 +237,8 @@ def _is_phi_or_pad(line: str) -> bool:
         ("cleanup", "catch ", "filter "))
 
 
-def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("__rl_",)
-                  ) -> Instrumented:
+def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("__rl_",),
+                  omp: bool = False) -> Instrumented:
     """Instrument every function defined in *text* except those starting with *skip_funcs*."""
     res = Instrumented(text="", next_id=first_id)
     out: list[str] = []
@@ -263,6 +263,12 @@ def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("
             out.extend(_instrument_body(body, fname, res))
         out.append("}")
         i = j + 1
+    if omp:
+        out = [re.sub(r"call (.*)@omp_get_(team_num|thread_num|num_teams|num_threads)\(",
+                      r"call \1@__rl_omp_get_\2(", ln) if "@omp_get_" in ln else ln
+               for ln in out]
+        out += [f"declare i32 @__rl_omp_get_{q}()" for q in
+                ("team_num", "thread_num", "num_teams", "num_threads")]
     out.append("declare void @__rl_ld(ptr, i64)")
     out.append("declare void @__rl_st(ptr, i64)")
     out.append("declare void @__rl_atom(ptr, i64)")

@@ -89,6 +89,7 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
         blocks_counted=int(raw.get("blocks_counted", 1)),
         homogeneous=_homogeneous(raw.get("block_work", [])),
         int_detail=ints,
+        spmd_partial=bool(raw.get("spmd", 0)),
     )
     if gpu is not None:
         rec.dram_bytes = by_gpu.get(gpu)

@@ -113,16 +113,19 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
             text, names = wrap_omp_regions(text)
             kernels += names
             ll0.write_text(text)
-        _run([tc.opt, "-passes=default<O2>", "-S", str(ll0), "-o", str(ll1)],
+        # no vectorization: per-thread scalar code is what a GPU thread executes
+        _run([tc.opt, "-passes=default<O2>", "-vectorize-loops=false", "-vectorize-slp=false",
+              "-S", str(ll0), "-o", str(ll1)],
              f"opt on {src.name}", timeout=timeout)
-        inst = instrument_ir(ll1.read_text(), first_id=next_id)
+        inst = instrument_ir(ll1.read_text(), first_id=next_id, omp=spec.model == "omp")
         next_id = inst.next_id
         blocks.update(inst.blocks)
         ll2.write_text(inst.text)
         obj = workdir / f"{stem}.o"
         _run([tc.opt, "-verify", "-disable-output", str(ll2)], f"verify of {src.name}",
              timeout=timeout)
-        _run([tc.clang, "-c", "-O1", "-w", str(ll2), "-o", str(obj)],
+        _run([tc.clang, "-c", "-O1", "-fno-vectorize", "-fno-slp-vectorize", "-w", str(ll2),
+              "-o", str(obj)],
              f"codegen of {src.name}", timeout=timeout)
         objs.append(obj)
         for p in (ll0, ll1):
@@ -134,10 +137,14 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
     rt_srcs = [bbc, rt / "rl_count.c"]
     if spec.model == "cuda":
         rt_srcs.append(rt / "rl_cuda_rt.cpp")
+    if spec.model == "omp":
+        rt_srcs.append(rt / "rl_omp.c")
     for s in rt_srcs:
         obj = workdir / f"rt_{s.stem}.o"
         comp = tc.clangxx if s.suffix == ".cpp" else tc.clang
         extra = ["-std=c++17", "-I", str(rt)] if s.suffix == ".cpp" else []
+        if s.name == "rl_omp.c":
+            extra = ["-fopenmp"]
         _run([comp, "-c", "-O2", "-w", *extra, str(s), "-o", str(obj)], f"compile {s.name}",
              timeout=timeout)
         objs.append(obj)

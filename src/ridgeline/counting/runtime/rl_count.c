@@ -18,6 +18,8 @@ extern const uint64_t __rl_nbb;
 /* ---- state ---------------------------------------------------------------------------- */
 int __rl_on;                 /* memory hooks record only while set */
 static int rl_in_kernel;
+int __rl_spmd_flag; /* set by rl_omp.c when a region asks for its team/thread number */
+int __rl_in_kernel_now(void) { return rl_in_kernel; }
 static uintptr_t rl_stack_lo, rl_stack_hi; /* current thread or fiber stack: local memory */
 static uintptr_t rl_shared_lo, rl_shared_hi;
 static uintptr_t rl_main_lo, rl_main_hi;   /* the OS thread's stack: kernel parameters */
@@ -269,6 +271,7 @@ int __rl_kbegin(const char *name) {
   memset(rl_extra_flops, 0, sizeof rl_extra_flops); rl_extra_int = 0;
   blocks_total = blocks_counted = 1;
   nblock_work = 0;
+  __rl_spmd_flag = 0;
   grid_s[0] = block_s[0] = 0;
   return 0;
 }
@@ -345,6 +348,7 @@ static void emit(void) {
   fprintf(f, ",\"extra_flops\":[%llu,%llu,%llu],\"extra_int\":%llu",
           (unsigned long long)rl_extra_flops[0], (unsigned long long)rl_extra_flops[1],
           (unsigned long long)rl_extra_flops[2], (unsigned long long)rl_extra_int);
+  fprintf(f, ",\"spmd\":%d", __rl_spmd_flag);
   fprintf(f, ",\"sectors_read\":%llu,\"sectors_written\":%llu,\"l2\":[",
           (unsigned long long)srd, (unsigned long long)swr);
   for (int i = 0; i < nl2; i++) {
