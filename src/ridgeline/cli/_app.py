@@ -16,6 +16,7 @@ log = logging.getLogger("ridgeline")
 
 #: modules that register subcommands, in the order --help lists them
 COMMAND_MODULES = [
+    "ridgeline.cli.predict",
     "ridgeline.cli.gpus",
     "ridgeline.cli.label",
     "ridgeline.cli.datasets",

@@ -29,7 +29,22 @@ _GLOBAL_CONST = re.compile(
 _MAX_DEPTH = 3
 
 
+_CACHE: dict[tuple[Any, ...], Any] = {}
+
+
+def _cached(key: tuple[Any, ...], make: Any) -> Any:
+    if key not in _CACHE:
+        if len(_CACHE) > 20000:
+            _CACHE.clear()
+        _CACHE[key] = make()
+    return _CACHE[key]
+
+
 def _globals(prog: Program) -> dict[str, str]:
+    return dict(_cached(("globals", id(prog)), lambda: _globals_uncached(prog)))
+
+
+def _globals_uncached(prog: Program) -> dict[str, str]:
     out = dict(prog.macros)
     for text in prog.files.values():
         for m in _GLOBAL_CONST.finditer(text):
@@ -138,6 +153,13 @@ def _call_args(prog: Program, fn: Function, depth: int, argv: list[str]) -> Env 
 def host_env(prog: Program, fn: Function | None, offset: int, argv: list[str],
              depth: int = 0) -> Env:
     """Variables' values just before *offset* in *fn*'s body."""
+    key = ("env", id(prog), id(fn), offset, tuple(argv), depth)
+    env = _cached(key, lambda: _host_env(prog, fn, offset, argv, depth))
+    return Env(dict(env.vars), env.macros, env.argv)
+
+
+def _host_env(prog: Program, fn: Function | None, offset: int, argv: list[str],
+              depth: int) -> Env:
     env = Env({}, _globals(prog), argv)
     if fn is None:
         return env

@@ -1,0 +1,179 @@
+"""``ridgeline predict``, ``predict-batch`` and ``train``."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ridgeline.cli._common import add_data_dir, add_gpu_file, print_json, print_table
+from ridgeline.errors import InputFileError, UnknownNameError, UsageError
+
+SAMPLES: dict[str, tuple[str, str]] = {
+    # name: (kernel, default arguments)
+    "saxpy": ("saxpy", "16777216 10"),
+    "polyeval": ("polyeval", "1048576 64 16"),
+}
+
+
+def sample_dir(name: str) -> Path:
+    if name not in SAMPLES:
+        raise UnknownNameError("sample", name, SAMPLES)
+    return Path(str(resources.files("ridgeline").joinpath(f"data/samples/{name}")))
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "predict",
+        help="predict class, FLOPs, integer ops, DRAM bytes and time of a kernel on GPUs",
+        description="Predict how a kernel launch performs on one or more cataloged GPUs, "
+        "from source, without the GPU. Grid and block are taken from the program's launch "
+        "site when not given (and the output says so).",
+        epilog="examples:\n"
+        "  ridgeline predict --sample saxpy --gpu rtx3080 --gpu a100\n"
+        "  ridgeline predict prog/ --kernel saxpy --gpu h100 --args '1048576 10' --json\n"
+        "  ridgeline predict main.cu --kernel k --gpu a10 --grid 4096 --block '(256, 1, 1)'\n",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("sources", nargs="*", metavar="SOURCE", help="source files or folder")
+    p.add_argument("--kernel", help="kernel name (CUDA function, or OpenMP <func>_l<line>)")
+    p.add_argument("--sample", help=f"a shipped sample program: {', '.join(SAMPLES)}")
+    p.add_argument("--gpu", action="append", default=[], help="GPU name (repeatable)")
+    p.add_argument("--grid", help="grid size: '(X, Y, Z)', 'X', 'X,Y,Z'")
+    p.add_argument("--block", help="block size, same forms")
+    p.add_argument("--args", default=None, help="the program's command-line arguments")
+    p.add_argument("--predictor", default="learned", help="learned (default) or analytic")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    add_gpu_file(p)
+    p.set_defaults(func=run_predict)
+
+    b = sub.add_parser(
+        "predict-batch",
+        help="predict every row of a CSV (kernel-performance.csv columns)",
+        description="Predict each row of ROWS.csv (columns source, kernel, model_type, "
+        "block_size, grid_size, exe_args, device; others ignored) with program folders under "
+        "--sources DIR/<source>/. OUT.csv repeats every input row in order and adds "
+        "pred_SP_FLOP, pred_DP_FLOP, pred_HP_FLOP, pred_int_ops, pred_bytes_total, "
+        "pred_xtime_ns, pred_class_paper_a, pred_class_fp and error.",
+        epilog="example:\n  ridgeline predict-batch rows.csv --sources external/gpuFLOPBench/src "
+        "--out preds.csv\n",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    b.add_argument("rows", metavar="ROWS.csv")
+    b.add_argument("--sources", required=True, metavar="DIR", help="folder of program folders")
+    b.add_argument("--out", required=True, metavar="OUT.csv")
+    b.add_argument("--predictor", default="learned", help="learned (default) or analytic")
+    b.add_argument("--jobs", type=int, default=None, help="processes (default: all cores)")
+    add_gpu_file(b)
+    b.set_defaults(func=run_batch)
+
+    t = sub.add_parser(
+        "train",
+        help="rebuild the shipped learned model from sources + ground truth",
+        description="Analyse every shared HeCBench row from its program sources, fit the "
+        "boosted-tree count model, report program-grouped CV figures and save the model and "
+        "the derived feature table.",
+        epilog="example:\n  ridgeline train --sources external/gpuFLOPBench/src "
+        "--out src/ridgeline/models\n",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    t.add_argument("--sources", required=True, metavar="DIR")
+    t.add_argument("--out", default=None, metavar="DIR", help="where to write the model "
+                   "(default: the installed package's models folder)")
+    t.add_argument("--jobs", type=int, default=None)
+    add_data_dir(t)
+    t.set_defaults(func=run_train)
+
+
+def _predictor(name: str) -> Any:
+    import ridgeline.predictors.analytic  # noqa: F401 - registers
+    import ridgeline.predictors.learned  # noqa: F401 - registers
+    from ridgeline.predictors import PREDICTORS
+
+    return PREDICTORS.get(name)()
+
+
+def run_predict(args: argparse.Namespace) -> int:
+    from ridgeline.hardware import load_catalog
+    from ridgeline.predictors import KernelRef, Launch
+
+    if args.sample:
+        kernel, default_args = SAMPLES.get(args.sample, (None, ""))
+        sources = [sample_dir(args.sample)]
+        kname = args.kernel or kernel
+        pargs = default_args if args.args is None else args.args
+    else:
+        if not args.sources:
+            raise UsageError("give SOURCE files/folder or --sample NAME "
+                             f"(samples: {', '.join(SAMPLES)})")
+        if not args.kernel:
+            raise UsageError("--kernel NAME is required with SOURCE")
+        sources, kname, pargs = [Path(s) for s in args.sources], args.kernel, args.args or ""
+    if not args.gpu:
+        raise UsageError("give at least one --gpu (see `ridgeline gpus`)")
+    cat = load_catalog(args.gpu_file)
+    gpus = [cat.get(g) for g in args.gpu]
+    pred = _predictor(args.predictor)
+    kref = KernelRef(str(kname), tuple(sources))
+    launch = Launch.parse(args.grid, args.block, pargs)
+    preds = [pred.predict(kref, launch, g) for g in gpus]
+    if args.json:
+        print_json([{**p.to_dict(), "args": pargs} for p in preds])
+        return 0
+    _print(preds, pargs)
+    return 0
+
+
+def _print(preds: list[Any], pargs: str) -> None:
+    first = preds[0]
+    print(f"kernel {first.kernel}  args {pargs!r}  predictor {first.predictor}")
+    for k, v in first.origin.items():
+        print(f"  {k}: {v}")
+    for n in first.notes:
+        print(f"  note: {n}")
+    rows = []
+    for p in preds:
+        c = p.counts
+        lab = p.labels.get("paper-a")
+        ai = lab.intensity if lab and lab.intensity else {}
+        rows.append([
+            p.gpu, p.labels["paper-a"].value, p.labels["fp"].value,
+            None if p.confidence is None else round(p.confidence, 2),
+            f"{_g(ai.get('sp'))}/{_g(ai.get('dp'))}/{_g(ai.get('int'))}",
+            c.flops_sp, c.flops_dp, c.flops_hp, c.int_ops, c.dram_bytes,
+            None if p.time_s is None else p.time_s * 1e6,
+        ])
+    print_table(["GPU", "paper-a", "fp", "conf", "AI sp/dp/int", "SP FLOP", "DP FLOP",
+                 "HP FLOP", "int ops", "DRAM B", "time us"], rows)
+
+
+def _g(v: float | None) -> str:
+    if v is None:
+        return "-"
+    return "inf" if math.isinf(v) else f"{v:.3g}"
+
+
+def run_batch(args: argparse.Namespace) -> int:
+    from ridgeline.predictors.batch_predict import predict_batch
+
+    src = Path(args.sources)
+    if not src.is_dir():
+        raise InputFileError(f"--sources {str(src)!r} is not a folder")
+    t0 = time.time()
+    out = predict_batch(Path(args.rows), src, predictor=args.predictor, jobs=args.jobs,
+                        gpu_file=args.gpu_file)
+    out.to_csv(args.out, index=False)
+    bad = int((out["error"] != "").sum())
+    print(f"{len(out)} rows -> {args.out} ({bad} with errors) in {time.time() - t0:.1f} s",
+          file=sys.stderr)
+    return 0
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from ridgeline.predictors.train_cli import train_command
+
+    return train_command(Path(args.sources), args.data_dir, args.out, args.jobs)

@@ -1,0 +1,164 @@
+"""Learned predictor: gradient-boosted trees correcting the analytic counts.
+
+Targets are log10(1 + count) of SP/DP/HP FLOPs, integer ops, DRAM bytes and log10 time (ns);
+features are the analysed launch (featvec.LAUNCH_COLUMNS) and the GPU's catalog numbers
+(featvec.GPU_COLUMNS). The class is derived from the predicted counts by rule.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import pickle
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ridgeline.errors import NotFittedError, SchemaError
+from ridgeline.hardware import GPU, Counts, get_rule
+from ridgeline.predictors.analysis import analyze_launch
+from ridgeline.predictors.analytic import require_sizes
+from ridgeline.predictors.base import PREDICTORS, KernelRef, Launch, Prediction, Predictor
+from ridgeline.predictors.featvec import GPU_COLUMNS, LAUNCH_COLUMNS, gpu_features, launch_features
+
+__all__ = ["CountModel", "LearnedPredictor", "TARGETS", "FEATURES", "shipped_model",
+           "MODEL_FILE", "TABLE_FILE", "features_frame"]
+
+log = logging.getLogger(__name__)
+TARGETS = ["flops_sp", "flops_dp", "flops_hp", "int_ops", "dram_bytes", "time_ns"]
+FEATURES = LAUNCH_COLUMNS + GPU_COLUMNS
+MODEL_FILE = "hecbench-counts.pkl"
+TABLE_FILE = "hecbench-features.parquet"
+
+
+class CountModel:
+    """One HistGradientBoostingRegressor per target on log10(1 + y)."""
+
+    def __init__(self, max_iter: int = 400, learning_rate: float = 0.05,
+                 max_leaf_nodes: int = 31, min_samples_leaf: int = 10,
+                 random_state: int = 0) -> None:
+        self.max_iter = max_iter
+        self.learning_rate = learning_rate
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_samples_leaf = min_samples_leaf
+        self.random_state = random_state
+
+    def fit(self, X: pd.DataFrame, Y: pd.DataFrame) -> CountModel:
+        from sklearn.ensemble import HistGradientBoostingRegressor
+
+        missing = [c for c in FEATURES if c not in X] + [t for t in TARGETS if t not in Y]
+        if missing:
+            raise SchemaError(f"training table lacks columns {missing}")
+        if len(X) < 20:
+            raise SchemaError(f"training table has {len(X)} rows; need at least 20")
+        Xn = X[FEATURES].to_numpy(float)
+        self.models_: dict[str, Any] = {}
+        for t in TARGETS:
+            y = np.log10(1.0 + np.clip(Y[t].to_numpy(float), 0, None))
+            ok = np.isfinite(y)
+            m = HistGradientBoostingRegressor(
+                max_iter=self.max_iter, learning_rate=self.learning_rate,
+                max_leaf_nodes=self.max_leaf_nodes, min_samples_leaf=self.min_samples_leaf,
+                random_state=self.random_state,
+            )
+            self.models_[t] = m.fit(Xn[ok], y[ok])
+        return self
+
+    def predict(self, X: pd.DataFrame) -> pd.DataFrame:
+        if not hasattr(self, "models_"):
+            raise NotFittedError("CountModel.predict called before fit")
+        Xn = X[FEATURES].to_numpy(float)
+        out = {t: np.clip(10.0 ** self.models_[t].predict(Xn) - 1.0, 0, None) for t in TARGETS}
+        return pd.DataFrame(out, index=X.index)
+
+
+def features_frame(launch_rows: pd.DataFrame, gpus: list[GPU]) -> pd.DataFrame:
+    """Add the GPU columns to launch-feature rows (one GPU per row)."""
+    g = [gpu_features(gpu, row) for gpu, row in zip(gpus, launch_rows.to_dict("records"),
+                                                    strict=True)]
+    return pd.concat([launch_rows.reset_index(drop=True),
+                      pd.DataFrame(g, columns=GPU_COLUMNS)], axis=1)
+
+
+def _models_dir() -> Any:
+    return resources.files("ridgeline").joinpath("models")
+
+
+_SHIPPED: dict[str, CountModel] = {}
+
+
+def shipped_model() -> CountModel:
+    """The model shipped in ridgeline/models (refit from the shipped table when the pickle
+    does not load, e.g. under another scikit-learn version)."""
+    if "m" in _SHIPPED:
+        return _SHIPPED["m"]
+    d = _models_dir()
+    model: CountModel | None = None
+    try:
+        with d.joinpath(MODEL_FILE).open("rb") as fh:
+            model = pickle.load(fh)
+    except Exception as e:  # noqa: BLE001 - any unpickling failure falls back to a refit
+        log.info("shipped model did not load (%s); refitting from the shipped table", e)
+    if model is None:
+        with d.joinpath(TABLE_FILE).open("rb") as fh:
+            table = pd.read_parquet(fh)
+        model = fit_table(table)
+    _SHIPPED["m"] = model
+    return model
+
+
+def fit_table(table: pd.DataFrame, **kw: Any) -> CountModel:
+    ok = table["error"].fillna("") == "" if "error" in table else np.ones(len(table), bool)
+    t = table[ok]
+    return CountModel(**kw).fit(t[FEATURES], t[TARGETS])
+
+
+def save_model(model: CountModel, path: Path) -> None:
+    with path.open("wb") as fh:
+        pickle.dump(model, fh, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _confidence(counts: Counts, gpu: GPU) -> float | None:
+    """How sure the paper-a class is: distance of the deciding intensity from its ridge
+    (log10), through a logistic calibrated on the CV residual spread (~0.5 decades)."""
+    lab = get_rule("paper-a").classify(counts, gpu)
+    if lab.value is None or not lab.intensity or not lab.ridge:
+        return None
+    margins = [math.log10(max(lab.intensity[p], 1e-12) / lab.ridge[p]) for p in lab.ridge]
+    m = max(margins)  # compute-bound iff any intensity is above its ridge
+    return float(1.0 / (1.0 + math.exp(-abs(m) / 0.25)))
+
+
+class LearnedPredictor(Predictor):
+    """Default predictor: analysed counts corrected by the shipped boosted-tree model."""
+
+    name = "learned"
+
+    def __init__(self, model: CountModel | None = None) -> None:
+        self.model = model
+
+    def predict(self, kernel: KernelRef, launch: Launch, gpu: GPU) -> Prediction:
+        a = analyze_launch(kernel, launch)
+        require_sizes(a)
+        lf = launch_features(a)
+        X = features_frame(pd.DataFrame([lf], columns=LAUNCH_COLUMNS), [gpu])
+        model = self.model or shipped_model()
+        y = model.predict(X).iloc[0]
+        counts = Counts(float(y.flops_sp), float(y.flops_dp), float(y.flops_hp),
+                        float(y.int_ops), float(y.dram_bytes))
+        notes = list(a.notes)
+        if a.stats.unknown_loops:
+            notes.append(f"{a.stats.unknown_loops} loop(s) with unknown trip counts")
+        return Prediction.from_counts(
+            a.kernel, gpu, counts, self.name, time_s=float(y.time_ns) * 1e-9,
+            confidence=_confidence(counts, gpu),
+            origin={**a.origin, "counts": "learned (boosted trees over analysed source counts)",
+                    "time": "learned"},
+            notes=notes,
+        )
+
+
+PREDICTORS.add("learned", LearnedPredictor)
