@@ -38,7 +38,7 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
               kernel: str | None = None, launches: int = 2, gpu: str | list[str] | None = None,
               timeout: float = 300.0, memory_gb: float = 8.0, backend: str | None = None,
               workdir: str | Path | None = None, skip_after: bool = True,
-              sample_threshold: int = 1 << 21, sample_blocks: int = 8,
+              sample_threshold: int = 1 << 18, sample_blocks: int = 8,
               idle_stop: float | None = None) -> list[LaunchCount]:
     """Build *program_dir* for the CPU, run it with *args* and count the first *launches*
     launches of each kernel (or only of *kernel*, a substring of the kernel name).

@@ -79,7 +79,7 @@ class RunOptions:
     skip_after: bool = True
     workdir: Path | None = None
     #: CUDA: count every block when the grid has at most this many threads, else sample
-    full_threads: int = 1 << 21
+    full_threads: int = 1 << 18
     sample_blocks: int = 8
     #: stop the program this many seconds after its last counted launch (None: never)
     idle_stop: float | None = None
