@@ -62,6 +62,9 @@ class CudaBackend(Backend):
             std = makefile_std(program_dir)
             if std in ("c++11", "c++14", "gnu++11", "gnu++14"):
                 std = "c++17"
+            for s in srcs:  # sources shared with a sibling folder (../x-sycl/ref.cpp)
+                if not (tmp / s.name).exists():
+                    (tmp / s.name).write_text(rewrite_cuda(s.read_text(errors="replace"))[0])
             spec = BuildSpec(
                 sources=[tmp / s.name for s in srcs], model="cuda",
                 include_dirs=[tmp, program_dir, *makefile_includes(program_dir)],

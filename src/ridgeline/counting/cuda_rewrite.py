@@ -151,6 +151,7 @@ def rewrite_cuda(text: str) -> tuple[str, list[str]]:
         out.append(f'__rl_launch_call("{name}", [&]() {{ {kexpr}{args}; }}, {", ".join(cfg)})')
         pos = end
     text = "".join(out)
+    text = re.sub(r"\bstatic\s+__shared__\b", "__shared__", text)
     text = _EXTERN_SHARED.sub(
         lambda m: f"{m.group(2).strip()} *{m.group(3)} = "
         f"reinterpret_cast<{m.group(2).strip()} *>(__rl_dyn_shared);", text)

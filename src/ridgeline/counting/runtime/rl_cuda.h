@@ -161,6 +161,10 @@ static inline double atomicMax(double *a, double v) { return __rl_atomic_f64(a, 
 /* ---- math and bit intrinsics ----------------------------------------------------------- */
 using std::max;
 using std::min;
+using std::isfinite;
+using std::isinf;
+using std::isnan;
+using std::signbit;
 template <class A, class B, class = typename std::enable_if<!std::is_same<A, B>::value>::type>
 static inline typename std::common_type<A, B>::type min(A a, B b) { return b < a ? b : a; }
 template <class A, class B, class = typename std::enable_if<!std::is_same<A, B>::value>::type>

@@ -159,6 +159,10 @@ static inline __half2 __hsub2(__half2 a, __half2 b) { return __half2{a.x - b.x, 
 static inline __half2 __hmul2(__half2 a, __half2 b) { return __half2{a.x * b.x, a.y * b.y}; }
 static inline __half2 __hfma2(__half2 a, __half2 b, __half2 c) { return __half2{a.x * b.x + c.x, a.y * b.y + c.y}; }
 static inline __half2 __hneg2(__half2 a) { return __half2{-a.x, -a.y}; }
+static inline __half2 operator+(__half2 a, __half2 b) { return __half2{a.x + b.x, a.y + b.y}; }
+static inline __half2 operator-(__half2 a, __half2 b) { return __half2{a.x - b.x, a.y - b.y}; }
+static inline __half2 operator*(__half2 a, __half2 b) { return __half2{a.x * b.x, a.y * b.y}; }
+static inline __half2 operator-(__half2 a) { return __half2{-a.x, -a.y}; }
 static inline __half atomicAdd(__half *a, __half v) { __half o = *a; *a = o + v; return o; }
 
 /* ---- launches: name<<<g, b, shmem, stream>>>(args) is rewritten to

@@ -212,7 +212,7 @@ void __rl_run_launch(const char *name, dim3 g, dim3 b, size_t, void *ctx, void (
   if (mode == 0) {
     __rl_launch_shape(g.x, g.y, g.z, b.x, b.y, b.z);
     const char *ft = getenv("RL_FULL_THREADS"), *sb = getenv("RL_SAMPLE_BLOCKS");
-    uint64_t full = ft ? strtoull(ft, nullptr, 10) : (1ull << 21);
+    uint64_t full = ft ? strtoull(ft, nullptr, 10) : (1ull << 18);
     if (nblocks * (uint64_t)nthreads > full) {
       all = false;
       chosen = sample_blocks(nblocks, sb ? atoi(sb) : 8);
