@@ -96,3 +96,37 @@ def test_profiling_with_counted_numbers(tmp_path: Path) -> None:
     text = items[2].messages[1]["content"]  # type: ignore[index]
     assert "counted by ridgeline" in text and "single-precision 0.5 FLOP/B" in text
     assert "integer 0.125 op/B" in text
+
+
+def test_tool_augmented_uses_a_registered_predictor(tmp_path: Path) -> None:
+    from ridgeline.hardware import Counts
+    from ridgeline.llm.augment import extras_for
+    from ridgeline.llm.paper_a import build_items
+    from ridgeline.llm.scenarios import get_scenario
+    from ridgeline.predictors import PREDICTORS, Prediction, Predictor
+
+    class HalfPredictor(Predictor):
+        """Counts from the launch size alone: 2 FLOPs and 8 bytes per thread."""
+
+        name = "test-per-thread"
+
+        def predict(self, kernel, launch, gpu):  # type: ignore[no-untyped-def]
+            t = float(launch.threads or 0)
+            if kernel.name == "fma":
+                raise ZeroDivisionError("bug in a predictor")
+            return Prediction.from_counts(kernel.name, gpu, Counts(2 * t, 0, 0, t, 8 * t),
+                                          self.name)
+
+    if "test-per-thread" not in PREDICTORS:
+        PREDICTORS.add("test-per-thread", HalfPredictor)
+    src = tmp_path / "src"
+    for name in ("vadd-cuda", "fma-cuda"):
+        (src / name).mkdir(parents=True)
+        (src / name / "main.cu").write_text("__global__ void k(){}")
+    sc = get_scenario("tool-augmented")
+    items = build_items(_rows().head(2), sc, src,
+                        extras=extras_for(sc, "test-per-thread", "rtx3080"))
+    text = items[0].messages[1]["content"]  # type: ignore[index]
+    assert "(test-per-thread)" in text and "DRAM bytes 1.311e+05" in text
+    assert "single 0.25 FLOP/B" in text and "ridge points are 32.97 FLOP/B" in text
+    assert items[1].messages is None and "ZeroDivisionError" in str(items[1].error)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ridgeline.errors import UnknownNameError, UsageError
+from ridgeline.errors import ExecutionError, RidgelineError, UnknownNameError, UsageError
 from ridgeline.hardware import Counts, get_gpu, intensities
 from ridgeline.llm.paper_a import hecbench_sources_root
 from ridgeline.llm.scenarios import KernelPrompt, Scenario
@@ -75,7 +75,14 @@ def _tool(name: str, gpu_name: str) -> Callable[[Any, KernelPrompt], None]:
         folder = hecbench_sources_root() / str(row.source)
         ref = KernelRef(name=str(row.kernel), sources=(folder,), language=str(row.model_type))
         launch = Launch.parse(tuple(row.grid), tuple(row.block), str(row.exe_args or ""))
-        pred = predictor.predict(ref, launch, gpu)
+        try:
+            pred = predictor.predict(ref, launch, gpu)
+        except RidgelineError:
+            raise
+        except Exception as e:  # a predictor's bug must not stop the batch: record it
+            raise ExecutionError(
+                f"predictor {name!r} failed on {row.source}/{row.kernel}: "
+                f"{type(e).__name__}: {e}") from e
         prompt.tool_name = name
         prompt.tool_summary = tool_summary(pred.counts)
 
