@@ -168,9 +168,10 @@ def run_protocols(table: pd.DataFrame, folds: int = 5, seed: int = 4839,
         res["unseen"] = {}
         for g in sorted(hb["gpu"].unique()):
             test = hb[hb["gpu"] == g].reset_index(drop=True)
-            pred = _fold_predict(
-                hb, test, group_kfold(test, folds, seed),
-                lambda f, progs, g=g: ((f["gpu"] != g) & ~f["program"].isin(progs)).to_numpy())
+            def mask(f: pd.DataFrame, progs: set[str], g: str = g) -> np.ndarray:
+                return ((f["gpu"] != g) & ~f["program"].isin(progs)).to_numpy()
+
+            pred = _fold_predict(hb, test, group_kfold(test, folds, seed), mask)
             res["unseen"][g] = _summ(test, pred)
     return res
 

@@ -17,7 +17,8 @@ from ridgeline.predictors.argeval import Dim, Env, split_args, try_evaluate
 from ridgeline.predictors.base import Dim3, KernelRef, Launch
 from ridgeline.predictors.hostenv import _globals, bind_params, host_env
 from ridgeline.predictors.kernelstats import Stats, _types, analyze
-from ridgeline.predictors.srcscan import Function, Launch as Site, Program, load_program
+from ridgeline.predictors.srcscan import Function, Program, load_program
+from ridgeline.predictors.srcscan import Launch as Site
 
 __all__ = ["KernelAnalysis", "analyze_launch", "args_numbers"]
 

@@ -14,6 +14,8 @@ __all__ = ["AnalyticPredictor", "require_sizes"]
 
 def require_sizes(a: KernelAnalysis) -> None:
     """Refuse to present a number when the launch size is unknown."""
+    if a.language == "omp":
+        return  # region counts are totals; teams/threads only matter for time
     if a.grid is None or a.block is None or not math.isfinite(a.threads):
         raise LaunchError(
             f"kernel {a.kernel!r}: launch size unknown ({'; '.join(a.notes) or 'no launch site'})"

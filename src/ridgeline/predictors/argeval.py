@@ -119,6 +119,16 @@ class _Parser:
         self.text, self.env, self.depth = text, env, depth
         self.toks = _tokens(text)
         self.i = 0
+        self.skip = 0  # > 0 while parsing a ternary branch that is not taken
+
+    def lazy(self, fn: Callable[[], Any], taken: bool) -> Any:
+        if taken:
+            return fn()
+        self.skip += 1
+        try:
+            return fn()
+        finally:
+            self.skip -= 1
 
     def peek(self, k: int = 0) -> str | None:
         j = self.i + k
@@ -141,10 +151,11 @@ class _Parser:
         cond = self.binary(1)
         if self.peek() == "?":
             self.take()
-            a = self.ternary()
+            t = self.skip > 0 or _truth(cond)
+            a = self.lazy(self.ternary, t)
             self.take(":")
-            b = self.ternary()
-            return a if _truth(cond) else b
+            b = self.lazy(self.ternary, not t or self.skip > 0)
+            return a if t else b
         return cond
 
     def binary(self, min_prec: int) -> Any:
@@ -156,7 +167,12 @@ class _Parser:
                 return left
             self.take()
             right = self.binary(prec + 1)
-            left = _apply(op or "", left, right)
+            try:
+                left = _apply(op or "", left, right)
+            except Unevaluable:
+                if not self.skip:
+                    raise
+                left = 0
 
     def unary(self) -> Any:
         tok = self.peek()
@@ -189,6 +205,9 @@ class _Parser:
             if op == "[":
                 idx = _scalar(self.ternary())
                 self.take("]")
+                if self.skip:
+                    v = "0"
+                    continue
                 if not isinstance(v, list | tuple | str):
                     raise Unevaluable(f"cannot index a non-array in {self.text!r}")
                 if not 0 <= int(idx) < len(v):
@@ -267,6 +286,8 @@ class _Parser:
             return _Parser(env.macros[tok], env, self.depth + 1).parse()
         if base in _CONSTS:
             return _CONSTS[base]
+        if self.skip:
+            return 0
         raise Unevaluable(f"{tok!r} has no known value (in {self.text!r})")
 
     def sizeof(self) -> Any:

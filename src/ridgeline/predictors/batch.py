@@ -64,7 +64,8 @@ def _chunk(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def analyze_rows(df: pd.DataFrame, sources: Path, jobs: int | None = None,
                  progress: bool = True) -> pd.DataFrame:
     """Launch features (LAUNCH_COLUMNS + error + notes) for each row, in row order."""
-    recs = df.to_dict("records")
+    recs: list[dict[str, Any]] = [{str(k): v for k, v in r.items()}
+                                  for r in df.to_dict("records")]
     for r in recs:
         r["_dir"] = str(Path(sources) / str(r.get("source", "")))
     groups: dict[str, list[int]] = {}

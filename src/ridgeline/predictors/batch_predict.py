@@ -7,6 +7,7 @@ pred_bytes_total, pred_xtime_ns, pred_class_paper_a, pred_class_fp, error.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -37,7 +38,8 @@ def predict_batch(rows_csv: Path, sources: Path, predictor: str = "learned",
     df = read_csv(rows_csv, dtype=str, keep_default_na=False)
     require_columns(df, REQUIRED, str(rows_csv))
     cat = load_catalog(gpu_file)
-    gpus, gpu_err = [], []
+    gpus: list[Any] = []
+    gpu_err: list[str] = []
     for d in df["device"]:
         try:
             gpus.append(cat.get(str(d)))
@@ -57,7 +59,7 @@ def predict_batch(rows_csv: Path, sources: Path, predictor: str = "learned",
         sub_gpus = [gpus[i] for i in idx]
         if predictor == "learned":
             try:
-                y = shipped_model().predict(features_frame(sub, sub_gpus))  # type: ignore[arg-type]
+                y = shipped_model().predict(features_frame(sub, sub_gpus))
                 counts = y[["flops_sp", "flops_dp", "flops_hp", "int_ops", "dram_bytes"]]
                 times = y["time_ns"].to_numpy(float)
             except RidgelineError as e:
@@ -77,15 +79,15 @@ def predict_batch(rows_csv: Path, sources: Path, predictor: str = "learned",
 
 
 def _fill(out: pd.DataFrame, idx: np.ndarray, counts: pd.DataFrame, times: np.ndarray,
-          gpus: list[object]) -> None:
+          gpus: list[Any]) -> None:
     pa, fp = get_rule("paper-a"), get_rule("fp")
     cls_a, cls_f, t_ns = [], [], []
     for k, (row, gpu, t) in enumerate(zip(counts.itertuples(index=False), gpus, times,
                                           strict=True)):
-        c = Counts(*(float(v) for v in row))
-        cls_a.append(pa.classify(c, gpu).value or "")  # type: ignore[arg-type]
-        cls_f.append(fp.classify(c, gpu).value or "")  # type: ignore[arg-type]
-        t_ns.append(t if np.isfinite(t) else time_lower_bound(c, gpu) * 1e9)  # type: ignore
+        cnt = Counts(*(float(v) for v in row))
+        cls_a.append(pa.classify(cnt, gpu).value or "")
+        cls_f.append(fp.classify(cnt, gpu).value or "")
+        t_ns.append(t if np.isfinite(t) else time_lower_bound(cnt, gpu) * 1e9)
         del k
     cols = {"pred_SP_FLOP": counts["flops_sp"], "pred_DP_FLOP": counts["flops_dp"],
             "pred_HP_FLOP": counts["flops_hp"], "pred_int_ops": counts["int_ops"],

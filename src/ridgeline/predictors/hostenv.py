@@ -79,13 +79,20 @@ def _statements(body: str) -> list[tuple[str, str]]:
 
 
 def _assign(stmt: str, env: Env) -> None:
-    stmt = re.sub(r"^(?:else\s+)?(?:if|while)\s*\(.*?\)\s*", "", stmt, flags=re.S) if \
-        re.match(r"(?:else\s+)?if\s*\(", stmt) else stmt
-    for m in _SSCANF.finditer(stmt):
-        env.vars[m.group(2)] = try_evaluate(f"atof(argv[{m.group(1)}])", env)
-    m = _DECL.match(stmt)
-    if m:
-        for decl in split_top(m.group("rest")):
+    m_if = re.match(r"(?:else\s+)?if\s*\(", stmt)
+    if m_if:
+        close = match_paren(stmt, m_if.end() - 1)
+        if close < 0:
+            return
+        cond = try_evaluate(stmt[m_if.end():close - 1], env)
+        if cond is not None and not cond:
+            return
+        stmt = stmt[close:].strip()
+    for sm in _SSCANF.finditer(stmt):
+        env.vars[sm.group(2)] = try_evaluate(f"atof(argv[{sm.group(1)}])", env)
+    dm0 = _DECL.match(stmt)
+    if dm0:
+        for decl in split_top(dm0.group("rest")):
             dm = re.match(r"([A-Za-z_]\w*)\s*(?:=\s*(.+)|\((.*)\)|\{(.*)\})?$", decl, re.S)
             if not dm:
                 continue
@@ -95,9 +102,9 @@ def _assign(stmt: str, env: Env) -> None:
                 expr = f"dim3({expr})"
             env.vars[name] = try_evaluate(expr, env) if expr else None
         return
-    m = _ASSIGN.match(stmt)
-    if m:
-        name, op, expr = m.group("name"), m.group("op"), m.group("expr")
+    am = _ASSIGN.match(stmt)
+    if am:
+        name, op, expr = am.group("name"), am.group("op"), am.group("expr")
         if op:
             expr = f"({name}) {op} ({expr})"
         env.vars[name] = try_evaluate(expr, env)
@@ -117,7 +124,7 @@ def _walk(body: str, env: Env) -> None:
                 take = live and (cond is None or bool(cond))
                 last_if = None if cond is None else bool(cond)
             elif re.match(r"else\b", text):
-                take = live and not (last_if is True)
+                take = live and last_if is not True
             stack.append(take)
         elif kind == "close":
             if stack:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,8 +38,8 @@ _INT_HINT = re.compile(r"\b(threadIdx|blockIdx|blockDim|gridDim|omp_get_\w+)\b")
 class Stats:
     """Counts for one thread (CUDA) or the whole region (OpenMP), loops weighted."""
 
-    fp: Counter[str] = field(default_factory=Counter)  # sp/dp/hp arithmetic ops
-    math: Counter[str] = field(default_factory=Counter)  # special functions by precision
+    fp: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
+    math: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
     int_ops: float = 0.0
     loads: float = 0.0  # global loads (elements)
     stores: float = 0.0

@@ -37,8 +37,8 @@ TABLE_FILE = "hecbench-features.parquet"
 class CountModel:
     """One HistGradientBoostingRegressor per target on log10(1 + y)."""
 
-    def __init__(self, max_iter: int = 400, learning_rate: float = 0.05,
-                 max_leaf_nodes: int = 31, min_samples_leaf: int = 10,
+    def __init__(self, max_iter: int = 200, learning_rate: float = 0.08,
+                 max_leaf_nodes: int = 15, min_samples_leaf: int = 10,
                  random_state: int = 0) -> None:
         self.max_iter = max_iter
         self.learning_rate = learning_rate
@@ -77,8 +77,9 @@ class CountModel:
 
 def features_frame(launch_rows: pd.DataFrame, gpus: list[GPU]) -> pd.DataFrame:
     """Add the GPU columns to launch-feature rows (one GPU per row)."""
-    g = [gpu_features(gpu, row) for gpu, row in zip(gpus, launch_rows.to_dict("records"),
-                                                    strict=True)]
+    recs = [{str(k): float(v) for k, v in r.items() if isinstance(v, int | float)}
+            for r in launch_rows.to_dict("records")]
+    g = [gpu_features(gpu, row) for gpu, row in zip(gpus, recs, strict=True)]
     return pd.concat([launch_rows.reset_index(drop=True),
                       pd.DataFrame(g, columns=GPU_COLUMNS)], axis=1)
 

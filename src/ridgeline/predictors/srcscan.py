@@ -80,7 +80,9 @@ def match_paren(text: str, start: int, open_: str = "(", close: str = ")") -> in
 
 def split_top(text: str, sep: str = ",") -> list[str]:
     """Split at *sep* outside brackets and template angle brackets."""
-    parts, depth, cur = [], 0, []
+    parts: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in text:
         if ch in "([{":
             depth += 1

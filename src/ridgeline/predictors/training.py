@@ -57,4 +57,4 @@ def with_gpu_features(table: pd.DataFrame) -> pd.DataFrame:
 def train_from_table(table: pd.DataFrame, **kw: object) -> CountModel:
     """Fit on the hecbench rows of a built table (paper-a rows are evaluation only)."""
     t = with_gpu_features(table[table["dataset"] == "hecbench"])
-    return fit_table(t, **kw)  # type: ignore[arg-type]
+    return fit_table(t, **kw)

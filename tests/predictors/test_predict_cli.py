@@ -1,0 +1,107 @@
+"""`ridgeline predict` and `predict-batch` end to end on the shipped samples and test programs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from ridgeline.cli import main
+from ridgeline.predictors.batch_predict import PRED_COLUMNS
+
+
+def test_predict_sample_several_gpus_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["predict", "--sample", "saxpy", "--gpu", "rtx3080", "--gpu", "mi300x",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [o["gpu"] for o in out] == ["GeForce RTX 3080", "AMD Instinct MI300X"]
+    for o in out:
+        assert o["class"]["paper-a"] in ("Compute", "Bandwidth")
+        assert o["dram_bytes"] > 0 and o["time_s"] > 0
+        assert 0.5 <= o["confidence"] <= 1.0
+        assert o["origin"]["grid"].startswith("source main.cu")  # taken from the launch site
+
+
+def test_predict_sample_classes_differ(capsys: pytest.CaptureFixture[str]) -> None:
+    for sample, expect in (("saxpy", "Bandwidth"), ("polyeval", "Compute")):
+        assert main(["predict", "--sample", sample, "--gpu", "a100", "--json",
+                     "--predictor", "analytic"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out[0]["class"]["paper-a"] == expect
+
+
+def test_predict_table_output(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["predict", "--sample", "polyeval", "--gpu", "h100", "--args",
+                 "4096 8 2"]) == 0
+    text = capsys.readouterr().out
+    assert "NVIDIA H100 SXM5" in text and "paper-a" in text and "taken from the launch" in text
+
+
+def test_predict_bad_input_is_a_clean_error(stencil_dir: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["predict", "--sample", "saxpy", "--gpu", "rtx9999"]) == 2
+    assert "unknown GPU 'rtx9999'" in capsys.readouterr().err
+    assert main(["predict", str(stencil_dir), "--kernel", "nope", "--gpu", "a10"]) == 2
+    assert "unknown kernel 'nope'" in capsys.readouterr().err
+    assert main(["predict", str(stencil_dir), "--kernel", "stencil", "--gpu", "a10",
+                 "--grid", "0,1"]) == 2
+    assert "positive" in capsys.readouterr().err
+
+
+def _rows(tmp_path: Path) -> Path:
+    rows = pd.DataFrame([
+        dict(source="stencil-cuda", kernel="stencil", model_type="cuda", block_size="(128, 1, 1)",
+             grid_size="(8, 1, 1)", exe_args="1000 4", device="3080"),
+        dict(source="stencil-cuda", kernel="stencil", model_type="cuda", block_size="128",
+             grid_size="8,1,1", exe_args="1000 4", device="A100"),
+        dict(source="stencil-cuda", kernel="missing", model_type="cuda", block_size="128",
+             grid_size="8", exe_args="", device="A10"),
+        dict(source="nowhere-cuda", kernel="k", model_type="cuda", block_size="1",
+             grid_size="1", exe_args="", device="A10"),
+        dict(source="stencil-cuda", kernel="stencil", model_type="cuda", block_size="(0, 1, 1)",
+             grid_size="8", exe_args="", device="A10"),
+        dict(source="stencil-cuda", kernel="stencil", model_type="cuda", block_size="128",
+             grid_size="8", exe_args="", device="Voodoo 2"),
+        dict(source="axpy-omp", kernel="main_l8", model_type="omp", block_size="(256, 1, 1)",
+             grid_size="(20, 1, 1)", exe_args="5000", device="A10"),
+    ])
+    rows["extra"] = range(len(rows))
+    p = tmp_path / "rows.csv"
+    rows.to_csv(p, index=False)
+    return p
+
+
+@pytest.mark.parametrize("predictor", ["learned", "analytic"])
+def test_predict_batch_contract(tmp_path: Path, stencil_dir: Path, omp_dir: Path,
+                                predictor: str) -> None:
+    assert stencil_dir.parent == omp_dir.parent == tmp_path
+    out = tmp_path / f"out-{predictor}.csv"
+    assert main(["predict-batch", str(_rows(tmp_path)), "--sources", str(tmp_path), "--out",
+                 str(out), "--predictor", predictor, "--jobs", "2"]) == 0
+    df = pd.read_csv(out, keep_default_na=False)
+    assert list(df["extra"]) == list(range(7))  # every row, in order, other columns kept
+    assert all(c in df.columns for c in PRED_COLUMNS)
+    err = list(df["error"])
+    assert err[0] == err[1] == err[6] == ""
+    assert "missing" in err[2] and "KernelNotFoundError" in err[2]
+    assert "does not exist" in err[3]
+    assert "positive" in err[4]
+    assert "unknown GPU" in err[5]
+    for i in (0, 1, 6):
+        assert float(df["pred_bytes_total"][i]) > 0
+        assert float(df["pred_xtime_ns"][i]) > 0
+        assert df["pred_class_paper_a"][i] in ("Compute", "Bandwidth")
+    for i in (2, 3, 4, 5):
+        assert df["pred_SP_FLOP"][i] == "" and df["pred_class_fp"][i] == ""
+    if predictor == "analytic":
+        assert float(df["pred_DP_FLOP"][0]) == pytest.approx(40_000)
+
+
+def test_predict_batch_missing_columns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p = tmp_path / "bad.csv"
+    p.write_text("source,kernel\na,b\n")
+    assert main(["predict-batch", str(p), "--sources", str(tmp_path), "--out",
+                 str(tmp_path / "o.csv")]) == 2
+    assert "missing columns" in capsys.readouterr().err
