@@ -21,6 +21,7 @@ COMMAND_MODULES = [
     "ridgeline.cli.label",
     "ridgeline.cli.datasets",
     "ridgeline.cli.eval",
+    "ridgeline.cli.opencl",
     "ridgeline.cli.llm",
     "ridgeline.cli.kernels",
     "ridgeline.cli.features",

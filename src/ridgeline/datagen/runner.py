@@ -148,6 +148,12 @@ def generate(kernels_dir: str | Path, out: str | Path, cfg: DatagenConfig,
     done = done_kernels(out)
     jobs = [_job(p, cfg) for p in files]
     todo = [j for j in jobs if kernel_hash(j["source"]) not in done]
+    src_dir = Path(out) / "sources"  # sources by hash, so rows can be regressed later
+    src_dir.mkdir(parents=True, exist_ok=True)
+    for j in todo:
+        f = src_dir / f"{kernel_hash(j['source'])}.cl"
+        if not f.exists():
+            f.write_text(j["source"])
     writer = ShardWriter(out)
     t0 = time.perf_counter()
     n_samples = 0

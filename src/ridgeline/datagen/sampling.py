@@ -53,12 +53,16 @@ def _groups_range(regime: str, cu: int, max_groups: int) -> tuple[int, int]:
 
 
 def sample_launches(kernel_hash: str, n: int, seed: int, compute_units: int,
-                    max_work_group_size: int, max_global: int = 1 << 22) -> list[LaunchConfig]:
-    """*n* distinct launch configurations, spread evenly over the three regimes."""
+                    max_work_group_size: int, max_global: int = 1 << 22,
+                    local_choices: int = 2) -> list[LaunchConfig]:
+    """*n* distinct launch configurations, spread evenly over the three regimes, using
+    *local_choices* local sizes per kernel (drawn from the device's allowed set)."""
     import numpy as np
 
     rng = np.random.default_rng(int(sample_id(kernel_hash, 0, 0, seed)[:12], 16))
     locs = local_sizes(max_work_group_size)
+    if len(locs) > local_choices:  # each local size costs a JIT compile on some devices
+        locs = sorted(int(x) for x in rng.choice(locs, size=local_choices, replace=False))
     cu = max(1, compute_units)
     out: dict[str, LaunchConfig] = {}
     tries = 0

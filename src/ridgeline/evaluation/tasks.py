@@ -30,6 +30,7 @@ EVAL_TASKS: Registry[EvalTask] = Registry("evaluation task")
 TASK_MODULES: list[str] = [
     "ridgeline.evaluation.hecbench_eval",
     "ridgeline.llm.evaltask",
+    "ridgeline.datagen.evaltask",
 ]
 
 

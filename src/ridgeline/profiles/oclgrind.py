@@ -355,7 +355,8 @@ def profile_program(
             res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
                                  env=env, cwd=exe.resolve().parent)
         except subprocess.TimeoutExpired:
-            raise ExecutionError(f"{exe} did not finish under Oclgrind within {timeout} s") from None
+            raise ExecutionError(
+                f"{exe} did not finish under Oclgrind within {timeout} s") from None
         recs = [json.loads(x) for x in out.read_text().splitlines()] if out.exists() else []
         if res.returncode != 0 and not recs:
             raise ExecutionError(f"{exe} failed under Oclgrind (exit {res.returncode}): "

@@ -1,0 +1,106 @@
+"""``ridgeline eval --task clgen-regression``: the LLMPerf-style time regressors on CLgen's
+GTX 970 and HD 7970 ``runtime_gpu`` rows, kernel-grouped 90/10 (held-out kernels only);
+``--task pocl-regression --model DATAGEN_DIR`` does the same on a local datagen run."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from ridgeline.evaluation.tasks import EVAL_TASKS, EvalTask
+
+__all__ = ["run_clgen", "run_pocl", "datagen_rows"]
+
+_KINDS = {"gbm-regressor": "gbm", "gbm": "gbm", "llm-regressor": "llm", "llm": "llm"}
+
+
+def _kinds(args: argparse.Namespace) -> list[str]:
+    p = getattr(args, "predictor", None)
+    if p is None:
+        return ["gbm"]
+    if p == "all":
+        return ["gbm", "llm"]
+    if p not in _KINDS:
+        from ridgeline.errors import UnknownNameError
+
+        raise UnknownNameError("regressor", p, [*_KINDS, "all"])
+    return [_KINDS[p]]
+
+
+def _write(out: Path, name: str, report: dict[str, Any]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{name}.json").write_text(json.dumps(report, indent=2, default=str))
+    print(json.dumps(report, indent=2, default=str))
+
+
+def run_clgen(args: argparse.Namespace) -> int:
+    from ridgeline.datagen.clgen import CLGEN_GPUS, clgen_rows
+    from ridgeline.datagen.regression import evaluate_split, make_regressor
+    from ridgeline.evaluation.provenance import provenance
+
+    results = {}
+    for which in ("nvidia", "amd"):
+        rows = clgen_rows(which, getattr(args, "data_dir", None))
+        if args.limit:
+            keep = sorted(rows["kernel_file"].unique())[: args.limit]
+            rows = rows[rows["kernel_file"].isin(keep)].reset_index(drop=True)
+        for kind in _kinds(args):
+            reg = make_regressor(kind, getattr(args, "model", None), False, args.seed)
+            m, _ = evaluate_split(rows, reg, args.seed)
+            results[f"{CLGEN_GPUS[which][1]} / {kind}"] = m
+    _write(Path(args.out), "clgen-regression", {
+        "task": "clgen-regression", "split": f"kernel-grouped 90/10, seed {args.seed}",
+        "target": "runtime_gpu (ms, includes transfers), modelled as log2(us)",
+        "results": results, "provenance": provenance(seed=args.seed)})
+    return 0
+
+
+def datagen_rows(folder: str | Path) -> Any:
+    """Timed samples of a datagen folder as regression rows (kernel time, no transfers)."""
+    import json as _json
+
+    from ridgeline.datagen.store import read_samples
+
+    s = read_samples(folder)
+    s = s[s["status"] == "ok"].reset_index(drop=True)
+    srcs: dict[str, str] = {}
+    root = Path(folder)
+    src_dir = root / "sources"
+    for h in s["kernel_hash"].unique():
+        f = src_dir / f"{h}.cl"
+        if f.exists():
+            srcs[h] = f.read_text()
+    s = s[s["kernel_hash"].isin(srcs)].reset_index(drop=True)
+    transfer = s["args"].map(lambda a: 2 * sum(x.get("nbytes", 0) for x in _json.loads(a)
+                                               if x["kind"] == "buffer"))
+    return s.assign(src=s["kernel_hash"].map(srcs), kernel_file=s["kernel_hash"],
+                    transfer=transfer, time_us=s["time_ns"] / 1000.0)
+
+
+def run_pocl(args: argparse.Namespace) -> int:
+    from ridgeline.datagen.regression import evaluate_split, make_regressor
+    from ridgeline.errors import UsageError
+    from ridgeline.evaluation.provenance import provenance
+
+    if not getattr(args, "model", None):
+        raise UsageError("--task pocl-regression needs --model DATAGEN_DIR (a datagen output)")
+    rows = datagen_rows(args.model)
+    results = {}
+    for kind in _kinds(args):
+        m, _ = evaluate_split(rows, make_regressor(kind, None, False, args.seed), args.seed)
+        results[kind] = m
+    _write(Path(args.out), "pocl-regression", {
+        "task": "pocl-regression", "datagen": str(args.model),
+        "split": f"kernel-grouped 90/10, seed {args.seed}", "target": "kernel time log2(us)",
+        "results": results, "provenance": provenance(seed=args.seed)})
+    return 0
+
+
+EVAL_TASKS.add("clgen-regression", EvalTask(
+    "clgen-regression", "OpenCL time regression on CLgen GTX 970 / HD 7970 (held-out kernels)",
+    run_clgen))
+EVAL_TASKS.add("pocl-regression", EvalTask(
+    "pocl-regression", "OpenCL time regression on a local datagen run (--model DIR)",
+    run_pocl))

@@ -1,0 +1,146 @@
+"""Training, evaluation and batch prediction of the OpenCL time regressors (GBM, LLM):
+kernel-grouped splits, CLgen training, the ``regress-batch`` contract."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ridgeline.errors import MissingDataError, RidgelineError, SchemaError
+
+__all__ = ["grouped_split", "make_regressor", "train_clgen", "load_regressor",
+           "predict_batch", "evaluate_split"]
+
+
+def grouped_split(groups: Any, test_frac: float = 0.1, seed: int = 4839) -> tuple[Any, Any]:
+    """Boolean masks (train, test): a kernel never sits in both."""
+    import numpy as np
+
+    uniq = np.array(sorted(set(groups)))
+    rng = np.random.default_rng(seed)
+    rng.shuffle(uniq)
+    n_test = max(1, int(round(test_frac * len(uniq))))
+    test = set(uniq[:n_test].tolist())
+    mask = np.array([g in test for g in groups])
+    return ~mask, mask
+
+
+def make_regressor(model: str, backbone: str | None = None, finetune: bool = False,
+                   seed: int = 0) -> Any:
+    if model == "gbm":
+        from ridgeline.predictors.gbm_regressor import GBMRegressor
+
+        return GBMRegressor(random_state=seed)
+    if model == "llm":
+        from ridgeline.predictors.llm_regressor import LLMRegressor
+
+        return LLMRegressor(backbone=backbone, freeze=not finetune, random_state=seed)
+    raise SchemaError(f"unknown regressor {model!r}; use gbm or llm")
+
+
+def evaluate_split(rows: Any, model: Any, seed: int = 4839, progress: bool = True
+                   ) -> tuple[dict[str, Any], Any]:
+    """Fit on the 90% kernels, score the held-out 10%: (metrics, fitted model)."""
+    from ridgeline.evaluation.metrics import regression
+
+    tr, te = grouped_split(rows["kernel_file"].tolist(), 0.1, seed)
+    model.fit(rows[tr].reset_index(drop=True), progress=progress)
+    pred = model.predict_rows(rows[te].reset_index(drop=True), progress=progress)
+    m = regression(rows[te]["time_us"].to_numpy(), pred)
+    m.update(train_rows=int(tr.sum()), test_rows=int(te.sum()),
+             train_kernels=int(rows[tr]["kernel_file"].nunique()),
+             test_kernels=int(rows[te]["kernel_file"].nunique()))
+    return m, model
+
+
+def train_clgen(which: str, out: str | Path, model: str = "gbm", backbone: str | None = None,
+                finetune: bool = False, seed: int = 4839, data_dir: str | None = None,
+                refit_all: bool = False, limit_kernels: int | None = None) -> dict[str, Any]:
+    """Train a regressor for CLgen's GPU runtimes, report the held-out split, save it."""
+    from ridgeline.datagen.clgen import CLGEN_GPUS, clgen_rows
+    from ridgeline.evaluation.provenance import provenance
+
+    rows = clgen_rows(which, data_dir)
+    if limit_kernels:
+        keep = sorted(rows["kernel_file"].unique())[:limit_kernels]
+        rows = rows[rows["kernel_file"].isin(keep)].reset_index(drop=True)
+    reg = make_regressor(model, backbone, finetune, seed)
+    metrics, reg = evaluate_split(rows, reg, seed)
+    if refit_all:
+        reg = make_regressor(model, backbone, finetune, seed).fit(rows, progress=True)
+    reg.target_ = f"CLgen {CLGEN_GPUS[which][1]} runtime_gpu"
+    d = Path(out)
+    reg.save(d)
+    report = {"model": model, "gpu": CLGEN_GPUS[which][1], "target": "log2(us) of runtime_gpu",
+              "split": f"kernel-grouped 90/10, seed {seed}", "held_out": metrics,
+              "trained_on": "all rows" if refit_all else "the 90% split",
+              "params": reg.get_params(),
+              "provenance": provenance(dataset=CLGEN_GPUS[which][0], seed=seed)}
+    (d / "meta.json").write_text(json.dumps(report, indent=2, default=str))
+    return report
+
+
+def load_regressor(model_dir: str | Path) -> Any:
+    d = Path(model_dir)
+    meta = d / "meta.json"
+    if not meta.exists():
+        raise MissingDataError(f"{str(d)!r} is not a trained regressor folder (no meta.json); "
+                               "train one with: ridgeline train-regressor --clgen nvidia "
+                               f"--out {d}")
+    kind = json.loads(meta.read_text()).get("model", "gbm")
+    if kind == "llm":
+        from ridgeline.predictors.llm_regressor import LLMRegressor
+
+        return LLMRegressor.load(d)
+    from ridgeline.predictors.gbm_regressor import GBMRegressor
+
+    return GBMRegressor.load(d)
+
+
+def _prepare(row: Any) -> dict[str, Any]:
+    from ridgeline.datagen.args import kernel_spec
+    from ridgeline.datagen.features import infer_global_size
+
+    src = str(row["src"])
+    if not src.strip():
+        raise SchemaError("src is empty")
+    spec = kernel_spec(src)
+    try:
+        wg = int(float(row["wgsize"]))
+        transfer = float(row["transfer"]) if str(row["transfer"]).strip() else 0.0
+    except ValueError as e:
+        raise SchemaError(f"wgsize/transfer must be numbers: {e}") from None
+    if wg < 1:
+        raise SchemaError(f"wgsize must be >= 1, got {wg}")
+    g = infer_global_size(row["dataset"], transfer, spec)
+    return {"src": src, "global_size": g, "local_size": wg, "transfer": transfer}
+
+
+def predict_batch(model: Any, rows: Any) -> Any:
+    """The regress-batch contract: each row back with ``pred_runtime_ms`` and ``error``."""
+    import pandas as pd
+
+    prepared, errors = [], []
+    for _, r in rows.iterrows():
+        try:
+            prepared.append(_prepare(r))
+            errors.append("")
+        except (RidgelineError, KeyError, IndexError) as e:
+            prepared.append(None)
+            errors.append(f"{type(e).__name__}: {e}"[:300])
+    ok = [i for i, p in enumerate(prepared) if p is not None]
+    preds: list[Any] = [""] * len(rows)
+    if ok:
+        frame = pd.DataFrame([prepared[i] for i in ok])
+        try:
+            us = model.predict_rows(frame)
+            for i, v in zip(ok, us, strict=True):
+                preds[i] = float(v) / 1000.0
+        except RidgelineError as e:
+            for i in ok:
+                errors[i] = f"{type(e).__name__}: {e}"[:300]
+    out = rows.copy()
+    out["pred_runtime_ms"] = preds
+    out["error"] = errors
+    return out

@@ -1,0 +1,142 @@
+"""Gradient-boosted time regressor on static source features, Oclgrind per-work-item
+counts (extrapolated to the launch's global size) and launch features. Target: log2 of the
+run time in microseconds.
+
+Rows are tables with ``src`` (OpenCL source of one kernel), ``global_size``, ``local_size``,
+``transfer`` (bytes) and, for fitting, ``time_us``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import pickle
+from pathlib import Path
+from typing import Any
+
+from ridgeline.errors import MissingDataError, NotFittedError, SchemaError
+from ridgeline.hardware import GPU, Counts
+from ridgeline.predictors.base import PREDICTORS, KernelRef, Launch, Prediction, Predictor
+
+__all__ = ["GBMRegressor", "featurize", "REQUIRED"]
+
+REQUIRED = ("src", "global_size", "local_size", "transfer")
+
+
+def featurize(rows: Any, use_oclgrind: bool = True, progress: bool = False) -> Any:
+    """Feature table (one row per input row) for the time regressors."""
+    import pandas as pd
+    from tqdm import tqdm
+
+    from ridgeline.datagen.args import kernel_spec
+    from ridgeline.datagen.features import launch_row, oclgrind_profile, static_vector
+
+    missing = [c for c in REQUIRED if c not in rows.columns]
+    if missing:
+        raise SchemaError(f"rows lack columns {missing}; required: {list(REQUIRED)}")
+    per_src: dict[str, tuple[dict[str, float], dict[str, Any]]] = {}
+    for src in tqdm(rows["src"].unique(), desc="features", unit="kernel", disable=not progress):
+        try:
+            spec = kernel_spec(src)
+        except Exception:  # unparsable kernel: static text features only
+            spec = None
+        prof = oclgrind_profile(src) if use_oclgrind else {"error": "disabled"}
+        per_src[src] = (static_vector(src, spec), prof)
+    out = []
+    for src, g, loc, tr in zip(rows["src"], rows["global_size"], rows["local_size"],
+                               rows["transfer"], strict=True):
+        st, prof = per_src[src]
+        out.append({**st, **launch_row(prof, int(g), int(loc), float(tr))})
+    return pd.DataFrame(out)
+
+
+class GBMRegressor(Predictor):
+    """Histogram gradient boosting (scikit-learn) on log2 of microseconds."""
+
+    name = "gbm-regressor"
+
+    def __init__(self, max_iter: int = 600, learning_rate: float = 0.05,
+                 max_leaf_nodes: int = 31, l2_regularization: float = 1.0,
+                 use_oclgrind: bool = True, random_state: int = 0) -> None:
+        self.max_iter = max_iter
+        self.learning_rate = learning_rate
+        self.max_leaf_nodes = max_leaf_nodes
+        self.l2_regularization = l2_regularization
+        self.use_oclgrind = use_oclgrind
+        self.random_state = random_state
+
+    def get_params(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in ("max_iter", "learning_rate", "max_leaf_nodes",
+                                              "l2_regularization", "use_oclgrind",
+                                              "random_state")}
+
+    def fit(self, rows: Any, progress: bool = False) -> GBMRegressor:
+        import numpy as np
+        from sklearn.ensemble import HistGradientBoostingRegressor
+
+        if "time_us" not in rows.columns:
+            raise SchemaError("training rows need a time_us column")
+        X = featurize(rows, self.use_oclgrind, progress)
+        y = np.log2(np.maximum(rows["time_us"].to_numpy(dtype=float), 1e-3))
+        self.feature_names_ = list(X.columns)
+        self.model_ = HistGradientBoostingRegressor(
+            max_iter=self.max_iter, learning_rate=self.learning_rate,
+            max_leaf_nodes=self.max_leaf_nodes, l2_regularization=self.l2_regularization,
+            random_state=self.random_state)
+        self.model_.fit(X.to_numpy(dtype=float), y)
+        return self
+
+    def predict_rows(self, rows: Any, progress: bool = False) -> Any:
+        """Predicted time in microseconds for each row."""
+        import numpy as np
+
+        if not hasattr(self, "model_"):
+            raise NotFittedError("GBMRegressor is not fitted: call fit() or load() first")
+        X = featurize(rows, self.use_oclgrind, progress).reindex(columns=self.feature_names_)
+        return np.exp2(self.model_.predict(X.to_numpy(dtype=float)))
+
+    def predict(self, kernel: KernelRef, launch: Launch, gpu: GPU) -> Prediction:
+        import pandas as pd
+
+        src = _kernel_source(kernel)
+        g = launch.threads or (launch.grid[0] if launch.grid else 1024)
+        loc = launch.block[0] if launch.block else 64
+        rows = pd.DataFrame([{"src": src, "global_size": g, "local_size": loc, "transfer": 0}])
+        t_us = float(self.predict_rows(rows)[0])
+        return Prediction(kernel.name, gpu.name, Counts(), t_us * 1e-6, self.name,
+                          origin={"time_s": f"{self.name} (trained on {self.target_})"})
+
+    def save(self, out: str | Path) -> Path:
+        d = Path(out)
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "gbm.pkl").write_bytes(pickle.dumps(self))
+        return d
+
+    @classmethod
+    def load(cls, model_dir: str | Path) -> GBMRegressor:
+        f = Path(model_dir) / "gbm.pkl"
+        if not f.exists():
+            raise MissingDataError(f"no GBM regressor in {str(model_dir)!r} (expected gbm.pkl)")
+        obj = pickle.loads(f.read_bytes())
+        if not isinstance(obj, cls):
+            raise SchemaError(f"{f} does not hold a GBMRegressor")
+        return obj
+
+    target_: str = "unknown"
+
+
+def _kernel_source(kernel: KernelRef) -> str:
+    for p in kernel.sources:
+        if p.is_file():
+            return p.read_text(errors="replace")
+        if p.is_dir():
+            for f in sorted(p.glob("*.cl")):
+                return f.read_text(errors="replace")
+    raise MissingDataError(f"no OpenCL source for kernel {kernel.name!r} in {kernel.sources}")
+
+
+def _json(v: Any) -> str:
+    return json.dumps(v, default=lambda x: None if isinstance(x, float) and math.isnan(x) else x)
+
+
+PREDICTORS.add("gbm-regressor", GBMRegressor)
