@@ -146,6 +146,11 @@ def _one(prog, err, folder, src, kernel, mt, frag, get_kernel, static_features) 
         res["cause"] = _why_missing(prog, folder, str(kernel), names, mt)
         return res
     res["resolved"] = f"{k.name} {Path(k.file).name}:{k.line}"
+    if mt == "omp":
+        from ridgeline.sources import split_omp_name
+
+        parts = split_omp_name(str(kernel))
+        res["line_exact"] = bool(parts and parts[1] == k.line)
     if not k.has_body:
         res["cause"] = "body lost: " + "; ".join(k.problems)[:200]
         return res
@@ -196,6 +201,10 @@ def _report(results: list[dict]) -> None:
               f"or is library code: {fixable.ok.sum()}/{len(fixable)} = "
               f"{100 * fixable.ok.sum() / max(len(fixable), 1):.1f}%")
         causes = Counter(re.sub(r"[:(].*", "", c).strip() for c in g.cause.dropna())
+        if mt == "omp" and "line_exact" in g:
+            approx = g[g.ok & (g.line_exact == False)]  # noqa: E712
+            print(f"  of the covered, matched at a different line (sources edited; nearest "
+                  f"region, or the only region of the named function): {len(approx)}")
         for c, n in causes.most_common():
             print(f"  miss cause {c!r}: {n}")
         for r in g[~g.ok].itertuples():

@@ -171,6 +171,40 @@ def omp_kernels(
             func = min(owner, key=lambda f: f.extent.end.line - f.extent.start.line)
             stmt = _statement_after(func, last)
             out.append(_region_kernel(func, stmt, file, first, ptext, files, errors))
+    out += _included_regions(decls, funcs, files, errors)
+    return out
+
+
+def _included_regions(decls: list[Any], funcs: dict[str, list[Any]], files: FileSet,
+                      errors: list[tuple[str, int, str]]) -> list[Kernel]:
+    """Regions in a header that is #included inside a function body (kernel-body headers)."""
+    ck = cindex().CursorKind
+    out = []
+    for inc in decls:
+        if inc.kind != ck.INCLUSION_DIRECTIVE:
+            continue
+        try:
+            got = inc.get_included_file()
+        except AssertionError:  # the bindings assert on includes that were not found
+            continue
+        header = files.key(got.name) if got is not None else None
+        where = files.key(inc.location.file.name) if inc.location.file else None
+        if header is None or where is None or header in funcs and any(
+            f.extent.start.line <= 1 for f in funcs[header]
+        ):
+            continue
+        line = inc.location.line
+        owner = [f for f in funcs.get(where, []) if f.extent.start.line < line < f.extent.end.line]
+        if not owner:
+            continue
+        func = min(owner, key=lambda f: f.extent.end.line - f.extent.start.line)
+        for first, last, ptext in _pragmas(files.texts[header]):
+            stmt = next((c for c in func.walk_preorder()
+                         if (c.kind.is_statement() or c.kind.is_expression())
+                         and c.extent.start.file is not None
+                         and files.key(c.extent.start.file.name) == header
+                         and c.extent.start.line > last), None)
+            out.append(_region_kernel(func, stmt, header, first, ptext, files, errors))
     return out
 
 
@@ -234,7 +268,22 @@ def _score(k: Kernel, hint: str) -> int:
         return 2
     if r.function and r.function in hint:
         return 1
+    tail = r.function.rsplit("_", 1)[-1]
+    if len(tail) >= 2 and hint.startswith(tail + "I"):  # "_Z7test_1DIdE..." split at "_"
+        return 2
     return 0
+
+
+def _by_function(omp: list[Kernel], hint: str) -> Kernel | None:
+    """The only region of the one function whose (mangled) name the hint identifies."""
+    if len(hint) < 4 or hint == "main":
+        return None
+    funcs = {(k.region.function, k.region.mangled) for k in omp
+             if k.region and _score(k, hint) >= 2}
+    if len(funcs) != 1:
+        return None
+    regions = [k for k in omp if k.region and (k.region.function, k.region.mangled) in funcs]
+    return regions[0] if len(regions) == 1 else None
 
 
 def match_omp_name(name: str, kernels: list[Kernel]) -> Kernel | None:
@@ -249,6 +298,6 @@ def match_omp_name(name: str, kernels: list[Kernel]) -> Kernel | None:
         near = [k for k in omp if abs(k.line - line) <= 12]
         scored = [k for k in near if _score(k, hint) > 0] or near
         if not scored:
-            return None
+            return _by_function(omp, hint)
         return min(scored, key=lambda k: (-_score(k, hint), abs(k.line - line)))
     return max(cands, key=lambda k: _score(k, hint))
