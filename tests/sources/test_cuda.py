@@ -81,3 +81,21 @@ def test_kernel_in_header_and_prototype_merge(tmp_path: Path) -> None:
     hk = get_kernel(prog, "hk")
     assert hk.has_body and hk.file.endswith("k.cu") and hk.launches[0].block == "32"
     assert get_kernel(prog, "inl").file.endswith("k.cuh")
+
+
+def test_stale_precompiled_header_falls_back(tmp_path: Path, cuda_file: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from ridgeline.sources._clang import precompiled
+
+    monkeypatch.setenv("RIDGELINE_CACHE", str(tmp_path / "cache"))
+    precompiled.cache_clear()
+    try:
+        assert len(load_program(cuda_file).kernels) == 3  # builds the PCH in the new cache
+        pchs = list((tmp_path / "cache" / "pch").glob("*.pch"))
+        assert pchs
+        for p in pchs:
+            p.write_bytes(b"not a precompiled header")
+        assert sorted(k.name for k in load_program(cuda_file).kernels) == [
+            "gather", "saxpy", "stencil"]
+    finally:
+        precompiled.cache_clear()

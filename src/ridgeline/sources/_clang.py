@@ -123,9 +123,10 @@ def precompiled(header: str, args: tuple[str, ...]) -> str | None:
     cached under $RIDGELINE_CACHE/pch; None when it cannot be built (include it as text)."""
     ci = cindex()
     path = Path(stub_dir()) / header
-    key = hashlib.sha256(
-        path.read_bytes() + repr((args, resource_dir(), ci.conf.lib._name)).encode()
-    ).hexdigest()[:24]
+    h = hashlib.sha256(repr((args, resource_dir(), _clang_version())).encode())
+    for f in sorted(Path(stub_dir()).iterdir()):  # the header includes its neighbours
+        h.update(f.name.encode() + f.read_bytes())
+    key = h.hexdigest()[:24]
     root = Path(os.environ.get("RIDGELINE_CACHE") or Path.home() / ".cache" / "ridgeline")
     out = root / "pch" / f"{path.stem}-{key}.pch"
     if out.is_file():
@@ -144,6 +145,14 @@ def precompiled(header: str, args: tuple[str, ...]) -> str | None:
     return str(out)
 
 
+def _clang_version() -> str:
+    lib = cindex().conf.lib
+    f = lib.clang_getClangVersion
+    f.restype = cindex()._CXString
+    f.errcheck = cindex()._CXString.from_result
+    return str(f())
+
+
 def clang_available() -> bool:
     """True when libclang and a resource folder are both usable."""
     try:
@@ -160,7 +169,22 @@ def parse_text(filename: str, text: str, args: list[str]) -> Any:
     index = ci.Index.create()
     full = [*args, "-resource-dir", resource_dir()]
     opts = ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD | _KEEP_GOING
-    return index.parse(filename, args=full, unsaved_files=[(filename, text)], options=opts)
+    try:
+        tu = index.parse(filename, args=full, unsaved_files=[(filename, text)], options=opts)
+    except ci.TranslationUnitLoadError:
+        if "-include-pch" not in args:
+            raise
+        tu = None
+    if "-include-pch" in args and (tu is None or any(
+        d.severity >= 4 and ("precompiled" in d.spelling or ".pch" in d.spelling)
+        for d in tu.diagnostics
+    )):  # a stale or unreadable PCH: include the stub header as text instead
+        i = full.index("-include-pch")
+        header = Path(full[i + 1]).name.rsplit("-", 1)[0] + ".h"
+        full[i:i + 2] = ["-include", header]
+        log.warning("precompiled stub header rejected; parsing %s without it", filename)
+        tu = index.parse(filename, args=full, unsaved_files=[(filename, text)], options=opts)
+    return tu
 
 
 def binary_operator(cursor: Any) -> str:
