@@ -83,3 +83,16 @@ def test_kernel_features_record(cuda_file: Path) -> None:
     assert rec["launches"][0]["grid"] == "grid" and rec["static"]["loops"]
     omp = kernel_features(cuda_file.parent, "saxpy", arch=None)
     assert omp["static"] == rec["static"]
+
+
+def test_trip_counts_expand_locals(tmp_path: Path) -> None:
+    p = tmp_path / "e.cu"
+    p.write_text("__global__ void k(float *a, int n, int per) {\n"
+                 "  int tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                 "  int start = tid * per;\n  int end = min(start + per, n);\n"
+                 "  for (int i = start; i < end; i++) a[i] *= 2.f;\n}\n")
+    lp = static_features(get_kernel(load_program(p), "k"))["loops"][0]
+    assert lp["trip_count"] == "((end) - (start))" and lp["depends_on"] == ["local"]
+    assert lp["expanded_depends_on"] == ["launch", "param"]
+    assert "min(((blockIdx.x * blockDim.x + threadIdx.x) * per) + per , n)" in \
+        lp["trip_count_expanded"]

@@ -54,7 +54,7 @@ class _State:
     accesses: list[dict[str, Any]] = field(default_factory=list)
     counts: Any = field(default_factory=Counter)
     shared_vars: set[str] = field(default_factory=set)
-    text: dict[int, str] = field(default_factory=dict)
+    inits: dict[str, str | None] = field(default_factory=dict)  # local -> initializer text
 
 
 def _prec(t: Any) -> str:
@@ -94,7 +94,9 @@ def _strip(c: Any) -> Any:
 
 
 def _tokens_text(c: Any) -> str:
-    return " ".join(t.spelling for t in c.get_tokens())
+    text = " ".join(t.spelling for t in c.get_tokens())
+    text = re.sub(r"\s*(\.|->|::)\s*", r"\1", text)
+    return re.sub(r"\(\s+", "(", re.sub(r"\s+\)", ")", re.sub(r"(\w)\s+\(", r"\1(", text)))
 
 
 def _add(st: _State, key: str, w: float, n: int = 1) -> None:
@@ -221,6 +223,9 @@ class _Walker:
                for a in c.get_children()) or re.search(r"\b__local\b|\blocal\b", c.type.spelling):
             st.shared_vars.add(c.spelling)
         kids = [ch for ch in c.get_children() if ch.kind.is_expression()]
+        # a name declared twice (shadowing, several loops) has no single initializer
+        st.inits[c.spelling] = None if c.spelling in st.inits or not kids else \
+            _tokens_text(kids[-1])
         if kids:
             text = _tokens_text(kids[-1])
             names = set(re.findall(r"[A-Za-z_]\w*", text))
@@ -253,6 +258,8 @@ class _Walker:
             "header": "; ".join(header) if header else None, "trip_count": trip,
             "trip_count_const": const,
             "depends_on": depends_on(trip, st.params, st.locals - st.params),
+            "trip_count_expanded": (exp := _expand(trip, st)),
+            "expanded_depends_on": depends_on(exp, st.params, st.locals - st.params),
             "parallel": parallel,
         })
         prev, self.cur_loop = self.cur_loop, lid
@@ -376,6 +383,28 @@ class _Walker:
             self.active.discard(name)
         for ch in c.get_children():
             self.walk(ch, w, depth)
+
+
+def _expand(expr: str | None, st: _State, rounds: int = 4) -> str | None:
+    """Substitute locals by their initializers (when declared once), so a trip count reads in
+    kernel parameters, launch sizes and constants where possible."""
+    if expr is None:
+        return None
+    for _ in range(rounds):
+        changed = False
+
+        def sub(m: re.Match[str]) -> str:
+            nonlocal changed
+            init = st.inits.get(m.group(0))
+            if init and len(init) < 300:
+                changed = True
+                return f"({init})"
+            return m.group(0)
+
+        expr = re.sub(r"(?<![\w.])[A-Za-z_]\w*", sub, expr)
+        if not changed:
+            break
+    return expr
 
 
 def _head_tokens(c: Any) -> list[Any]:
