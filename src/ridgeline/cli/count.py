@@ -32,6 +32,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="force a backend (default: from the folder name or contents)")
     p.add_argument("--timeout", type=float, default=300, help="seconds for the run")
     p.add_argument("--memory-gb", type=float, default=8, help="address-space limit")
+    p.add_argument("--sample-threshold", type=int, default=1 << 18, metavar="THREADS",
+                   help="CUDA grids with more threads count 8 sampled blocks (first, middle, "
+                   "last, random) and extrapolate")
+    p.add_argument("--idle-stop", type=float, default=None, metavar="SECONDS",
+                   help="end the program this long after its last counted launch")
     p.add_argument("--run-all", action="store_true",
                    help="keep executing kernels after their counted launches (slower, "
                    "keeps the program's results valid)")
@@ -46,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
     recs = count_run(args.program_dir, args.args, kernel=args.kernel, launches=args.launches,
                      gpu=gpus if len(gpus) > 1 else gpus[0], timeout=args.timeout,
                      memory_gb=args.memory_gb, backend=args.backend,
-                     skip_after=not args.run_all)
+                     skip_after=not args.run_all, sample_threshold=args.sample_threshold,
+                     idle_stop=args.idle_stop)
     if args.json:
         print_json([r.to_dict() for r in recs])
         return 0
