@@ -60,6 +60,9 @@ public:
     for (auto it = k->values_begin(); it != k->values_end(); ++it) {
       auto* arg = llvm::dyn_cast<llvm::Argument>(it->first);
       if (!arg || !arg->getType()->isPointerTy()) continue;
+      unsigned space = arg->getType()->getPointerAddressSpace();
+      if (space != AddrSpaceGlobal && space != AddrSpaceConstant) continue;
+      if (!it->second.data || it->second.size != sizeof(size_t)) continue;
       size_t addr = it->second.getPointer();
       argOfBuffer_[addr] = arg->getArgNo();
     }
