@@ -28,26 +28,37 @@ def featurize(rows: Any, use_oclgrind: bool = True, progress: bool = False) -> A
     import pandas as pd
     from tqdm import tqdm
 
-    from ridgeline.datagen.args import kernel_spec
-    from ridgeline.datagen.features import launch_row, oclgrind_profile, static_vector
+    from ridgeline.datagen.features import launch_row, oclgrind_profile
 
     missing = [c for c in REQUIRED if c not in rows.columns]
     if missing:
         raise SchemaError(f"rows lack columns {missing}; required: {list(REQUIRED)}")
     per_src: dict[str, tuple[dict[str, float], dict[str, Any]]] = {}
     for src in tqdm(rows["src"].unique(), desc="features", unit="kernel", disable=not progress):
-        try:
-            spec = kernel_spec(src)
-        except Exception:  # unparsable kernel: static text features only
-            spec = None
         prof = oclgrind_profile(src) if use_oclgrind else {"error": "disabled"}
-        per_src[src] = (static_vector(src, spec), prof)
+        per_src[src] = (_static_cached(src), prof)
     out = []
     for src, g, loc, tr in zip(rows["src"], rows["global_size"], rows["local_size"],
                                rows["transfer"], strict=True):
         st, prof = per_src[src]
         out.append({**st, **launch_row(prof, int(g), int(loc), float(tr))})
     return pd.DataFrame(out)
+
+
+_STATIC: dict[str, dict[str, float]] = {}
+
+
+def _static_cached(src: str) -> dict[str, float]:
+    from ridgeline.datagen.args import kernel_spec
+    from ridgeline.datagen.features import static_vector
+
+    if src not in _STATIC:
+        try:
+            spec = kernel_spec(src)
+        except Exception:  # unparsable kernel: static text features only
+            spec = None
+        _STATIC[src] = static_vector(src, spec)
+    return _STATIC[src]
 
 
 class GBMRegressor(Predictor):
