@@ -17,7 +17,8 @@ from ridgeline.counting.base import ProgramRunError
 __all__ = ["RunResult", "run_limited"]
 
 _MISSING_INPUT = ("no such file", "cannot open", "could not open", "failed to open",
-                  "unable to open", "error opening", "file not found", "can't open")
+                  "unable to open", "error opening", "file not found", "can't open",
+                  "error reading", "failed to read", "could not read", "cannot read")
 
 
 @dataclass

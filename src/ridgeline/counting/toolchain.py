@@ -82,7 +82,8 @@ def _front_flags(spec: BuildSpec, src: Path) -> list[str]:
     flags += ["-O2", "-Xclang", "-disable-llvm-passes", "-w", "-emit-llvm", "-S",
               "-fno-exceptions" if spec.model == "cuda" else "-fexceptions"]
     if spec.model == "omp":
-        flags.append("-fopenmp")
+        # OpenMP ports sometimes include their CUDA sibling's headers: lowest-priority shim
+        flags += ["-fopenmp", "-idirafter", str(runtime_dir() / "shim")]
     if spec.model == "cuda":
         rt = runtime_dir()
         flags += ["-include", str(rt / "rl_cuda.h"), "-I", str(rt / "shim"),
