@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import math
-import pickle
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -23,14 +22,15 @@ from ridgeline.predictors.analysis import analyze_launch
 from ridgeline.predictors.analytic import require_sizes
 from ridgeline.predictors.base import PREDICTORS, KernelRef, Launch, Prediction, Predictor
 from ridgeline.predictors.featvec import GPU_COLUMNS, LAUNCH_COLUMNS, gpu_features, launch_features
+from ridgeline.predictors.trees import TreeEnsemble, export_hgb, load_ensembles, save_ensembles
 
 __all__ = ["CountModel", "LearnedPredictor", "TARGETS", "FEATURES", "shipped_model",
-           "MODEL_FILE", "TABLE_FILE", "features_frame"]
+           "MODEL_FILE", "TABLE_FILE", "features_frame", "ExportedCountModel"]
 
 log = logging.getLogger(__name__)
 TARGETS = ["flops_sp", "flops_dp", "flops_hp", "int_ops", "dram_bytes", "time_ns"]
 FEATURES = LAUNCH_COLUMNS + GPU_COLUMNS
-MODEL_FILE = "hecbench-counts.pkl"
+MODEL_FILE = "hecbench-counts.npz"
 TABLE_FILE = "hecbench-features.parquet"
 
 
@@ -74,6 +74,38 @@ class CountModel:
         out = {t: np.clip(10.0 ** self.models_[t].predict(Xn) - 1.0, 0, None) for t in TARGETS}
         return pd.DataFrame(out, index=X.index)
 
+    def export(self) -> ExportedCountModel:
+        """The same model as numpy trees (no scikit-learn needed to predict)."""
+        if not hasattr(self, "models_"):
+            raise NotFittedError("CountModel.export called before fit")
+        return ExportedCountModel({t: export_hgb(m) for t, m in self.models_.items()}, FEATURES)
+
+
+class ExportedCountModel:
+    """A fitted CountModel as numpy tree arrays (what ships in ridgeline/models)."""
+
+    def __init__(self, ensembles: dict[str, TreeEnsemble], features: list[str]) -> None:
+        self.ensembles, self.features = ensembles, features
+
+    def predict(self, X: pd.DataFrame) -> pd.DataFrame:
+        Xn = X[self.features].to_numpy(float)
+        out = {t: np.clip(10.0 ** self.ensembles[t].predict(Xn) - 1.0, 0, None)
+               for t in TARGETS}
+        return pd.DataFrame(out, index=X.index)
+
+    def to_bytes(self) -> bytes:
+        return save_ensembles(self.ensembles, self.features)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> ExportedCountModel:
+        ens, feats = load_ensembles(data)
+        missing = [t for t in TARGETS if t not in ens]
+        if missing or feats != FEATURES:
+            raise SchemaError(f"model file does not match this ridgeline version (targets "
+                              f"missing {missing}, {len(feats)} features vs {len(FEATURES)}); "
+                              "rebuild it with `ridgeline train`")
+        return cls(ens, feats)
+
 
 def features_frame(launch_rows: pd.DataFrame, gpus: list[GPU]) -> pd.DataFrame:
     """Add the GPU columns to launch-feature rows (one GPU per row)."""
@@ -88,25 +120,26 @@ def _models_dir() -> Any:
     return resources.files("ridgeline").joinpath("models")
 
 
-_SHIPPED: dict[str, CountModel] = {}
+_SHIPPED: dict[str, ExportedCountModel | CountModel] = {}
 
 
-def shipped_model() -> CountModel:
-    """The model shipped in ridgeline/models (refit from the shipped table when the pickle
-    does not load, e.g. under another scikit-learn version)."""
+def shipped_model() -> ExportedCountModel | CountModel:
+    """The model shipped in ridgeline/models (numpy trees; refit from the shipped feature
+    table when the model file is missing or does not match)."""
     if "m" in _SHIPPED:
         return _SHIPPED["m"]
     d = _models_dir()
-    model: CountModel | None = None
+    model: ExportedCountModel | CountModel | None = None
     try:
-        with d.joinpath(MODEL_FILE).open("rb") as fh:
-            model = pickle.load(fh)
-    except Exception as e:  # noqa: BLE001 - any unpickling failure falls back to a refit
-        log.info("shipped model did not load (%s); refitting from the shipped table", e)
+        model = ExportedCountModel.from_bytes(d.joinpath(MODEL_FILE).read_bytes())
+    except (OSError, SchemaError, KeyError, ValueError) as e:
+        log.warning("shipped model did not load (%s); refitting from the shipped table", e)
     if model is None:
         with d.joinpath(TABLE_FILE).open("rb") as fh:
             table = pd.read_parquet(fh)
-        model = fit_table(table)
+        from ridgeline.predictors.training import with_gpu_features
+
+        model = fit_table(with_gpu_features(table[table["dataset"] == "hecbench"]))
     _SHIPPED["m"] = model
     return model
 
@@ -118,8 +151,7 @@ def fit_table(table: pd.DataFrame, **kw: Any) -> CountModel:
 
 
 def save_model(model: CountModel, path: Path) -> None:
-    with path.open("wb") as fh:
-        pickle.dump(model, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    path.write_bytes(model.export().to_bytes())
 
 
 def _confidence(counts: Counts, gpu: GPU) -> float | None:
@@ -138,7 +170,7 @@ class LearnedPredictor(Predictor):
 
     name = "learned"
 
-    def __init__(self, model: CountModel | None = None) -> None:
+    def __init__(self, model: CountModel | ExportedCountModel | None = None) -> None:
         self.model = model
 
     def predict(self, kernel: KernelRef, launch: Launch, gpu: GPU) -> Prediction:

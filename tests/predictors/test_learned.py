@@ -1,0 +1,59 @@
+"""The learned count model: fit on the shipped derived table, numpy export, shipped model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ridgeline.errors import NotFittedError
+from ridgeline.hardware import get_gpu
+from ridgeline.predictors.learned import (
+    FEATURES,
+    TABLE_FILE,
+    TARGETS,
+    CountModel,
+    ExportedCountModel,
+    features_frame,
+    shipped_model,
+)
+from ridgeline.predictors.training import with_gpu_features
+
+
+@pytest.fixture(scope="module")
+def table() -> pd.DataFrame:
+    from importlib import resources
+
+    with resources.files("ridgeline").joinpath("models", TABLE_FILE).open("rb") as fh:
+        t = pd.read_parquet(fh)
+    t = t[(t["dataset"] == "hecbench") & (t["error"].fillna("") == "")]
+    return with_gpu_features(t.head(600)).assign(**{c: t.head(600)[c].to_numpy()
+                                                    for c in TARGETS})
+
+
+def test_fit_predict_and_numpy_export_agree(table: pd.DataFrame) -> None:
+    m = CountModel(max_iter=30).fit(table[FEATURES], table[TARGETS])
+    direct = m.predict(table)
+    exported = ExportedCountModel.from_bytes(m.export().to_bytes()).predict(table)
+    np.testing.assert_allclose(direct.to_numpy(), exported.to_numpy(), rtol=1e-9)
+    # it learned something: log error on its training rows is below a decade for bytes
+    err = np.abs(np.log10(1 + direct["dram_bytes"]) - np.log10(1 + table["dram_bytes"]))
+    assert float(np.median(err)) < 1.0
+
+
+def test_not_fitted() -> None:
+    with pytest.raises(NotFittedError):
+        CountModel().predict(pd.DataFrame(columns=FEATURES))
+
+
+def test_shipped_model_predicts_for_an_uncataloged_style_gpu(table: pd.DataFrame) -> None:
+    model = shipped_model()
+    assert isinstance(model, ExportedCountModel)  # loads without scikit-learn
+    rows = table.head(5)[[c for c in table.columns if c.startswith(("a_", "t_"))] +
+                         ["loops", "unknown_loops", "max_depth", "static_fp_sp", "static_fp_dp",
+                          "static_accesses", "n_bound", "is_omp", "grid_x", "grid_y", "grid_z",
+                          "block_x", "block_y", "block_z", "n_args", "args_max", "args_sum",
+                          "args_prod"]]
+    a = model.predict(features_frame(rows, [get_gpu("mi300x")] * 5))
+    b = model.predict(features_frame(rows, [get_gpu("gtx970")] * 5))
+    assert (a["time_ns"] > 0).all() and not np.allclose(a["time_ns"], b["time_ns"])
