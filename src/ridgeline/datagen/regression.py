@@ -121,7 +121,8 @@ def predict_batch(model: Any, rows: Any) -> Any:
     """The regress-batch contract: each row back with ``pred_runtime_ms`` and ``error``."""
     import pandas as pd
 
-    prepared, errors = [], []
+    prepared: list[dict[str, Any] | None] = []
+    errors: list[str] = []
     for _, r in rows.iterrows():
         try:
             prepared.append(_prepare(r))

@@ -39,6 +39,7 @@ class DatagenConfig:
     ray_address: str | None = None
     limit: int | None = None
     subset_seed: int | None = None  # with limit: a seeded random subset, else the first N
+    flush_every: int = 20  # kernels per shard
 
 
 def collect_kernels(kernels_dir: str | Path) -> list[Path]:
@@ -71,7 +72,7 @@ def run_isolated(job: dict[str, Any], timeout: float) -> tuple[dict[str, Any], l
             recs.append(json.loads(line))
         except json.JSONDecodeError:
             continue
-    kern = next((r for r in recs if r.get("type") == "kernel"), {})
+    kern: dict[str, Any] = next((r for r in recs if r.get("type") == "kernel"), {})
     fatal = next((r for r in recs if r.get("type") == "fatal"), None)
     samples = [r for r in recs if r.get("type") == "sample"]
     if not status:
@@ -154,7 +155,7 @@ def generate(kernels_dir: str | Path, out: str | Path, cfg: DatagenConfig,
         f = src_dir / f"{kernel_hash(j['source'])}.cl"
         if not f.exists():
             f.write_text(j["source"])
-    writer = ShardWriter(out)
+    writer = ShardWriter(out, flush_every=cfg.flush_every)
     t0 = time.perf_counter()
     n_samples = 0
     bar = tqdm(total=len(todo), unit="kernel", disable=not progress, desc="datagen")

@@ -145,6 +145,7 @@ class LLMRegressor(Predictor):
         self.random_state = random_state
 
     target_: str = "unknown"
+    backbone_dir_: str | None = None
 
     def get_params(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in (

@@ -1,0 +1,191 @@
+"""Datagen on the real PoCL device and Oclgrind, with tiny kernels and few samples."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ridgeline.datagen import (
+    DatagenConfig,
+    balance,
+    generate,
+    kernel_spec,
+    read_kernels,
+    read_samples,
+    run_isolated,
+    sample_launches,
+    size_kernel,
+)
+from ridgeline.datagen.sampling import FULL_FACTOR, sample_id
+from ridgeline.profiles.oclgrind import oclgrind_available
+from tests.conftest import require
+from tests.opencl.kernels import BROKEN, HANG, SAXPY, VADD
+
+STRIDED = """
+__kernel void strided(__global const float* a, __global float* b, __constant int* c,
+                      __local float* tmp, const int n, const float s) {
+  int i = get_global_id(0);
+  b[2 * i + 1] = a[i] * s + c[0];
+}
+"""
+
+FIXED = """
+__kernel void fixed(__global float* a) { if (get_global_id(0) < 4) a[get_global_id(0)] = 1; }
+"""
+
+QUADRATIC = """
+__kernel void quad(__global float* a, const int n) {
+  int i = get_global_id(0);
+  if (i == 0) for (int k = 0; k < n * n; ++k) a[k] = 0.0f;
+}
+"""
+
+
+def _tools() -> None:
+    require("oclgrind with plugin headers", oclgrind_available())
+    require("pyopencl", "pyopencl")
+    require("libclang", "clang")
+
+
+def test_argument_model_from_parameters() -> None:
+    require("libclang", "clang")
+    spec = kernel_spec(STRIDED)
+    kinds = [(s.name, s.kind, s.ctype, s.address_space) for s in spec.slots]
+    assert kinds == [("a", "buffer", "float", "global"), ("b", "buffer", "float", "global"),
+                     ("c", "buffer", "int", "constant"), ("tmp", "local", "float", "local"),
+                     ("n", "scalar", "int", "private"), ("s", "scalar", "float", "private")]
+    assert len(spec.hash) == 40
+
+
+def test_sizing_fits_affine_extents_and_reports_the_rest() -> None:
+    _tools()
+    m = size_kernel(kernel_spec(STRIDED))
+    assert m.ok, m.reason
+    assert m.fits[0].slope == pytest.approx(4) and m.fits[1].slope == pytest.approx(8)
+    assert m.fits[1].intercept == pytest.approx(0) and m.fits[2].slope == pytest.approx(0)
+    fixed = size_kernel(kernel_spec(FIXED))
+    assert fixed.ok and fixed.fits[0].slope == 0 and fixed.fits[0].intercept == 16
+    quad = size_kernel(kernel_spec(QUADRATIC))
+    assert not quad.ok and "not affine" in quad.reason
+    broken = size_kernel(kernel_spec(BROKEN))
+    assert not broken.ok and "CompileError" in broken.reason
+
+
+def test_launch_sampling_is_seeded_and_covers_regimes() -> None:
+    a = sample_launches("k" * 40, 12, seed=3, compute_units=4, max_work_group_size=1024)
+    b = sample_launches("k" * 40, 12, seed=3, compute_units=4, max_work_group_size=1024)
+    c = sample_launches("k" * 40, 12, seed=4, compute_units=4, max_work_group_size=1024)
+    assert a == b and a != c and len(a) == 12
+    assert {x.regime for x in a} == {"few", "under", "full"}
+    for x in a:
+        assert x.global_size % x.local_size == 0
+        assert x.sample_id == sample_id("k" * 40, x.global_size, x.local_size, 3)
+        if x.regime == "few":
+            assert x.groups < 4
+        elif x.regime == "under":
+            assert 4 <= x.groups < FULL_FACTOR * 4
+        else:
+            assert x.groups >= FULL_FACTOR * 4
+    assert len({x.sample_id for x in a}) == 12
+
+
+def test_balance_drops_outliers_and_caps_regimes() -> None:
+    times = [10.0, 11, 12, 10, 11, 5000, 100, 110, 120, 1000, 1100]
+    regimes = ["few"] * 6 + ["under"] * 3 + ["full"] * 2
+    keep = balance(times, regimes)
+    assert keep[5] is False  # the outlier
+    assert sum(k for k, r in zip(keep, regimes, strict=True) if r == "few") == 2
+    assert sum(keep) == 6
+
+
+def _kernels(tmp: Path, **named: str) -> Path:
+    d = tmp / "kernels"
+    d.mkdir()
+    for name, src in named.items():
+        (d / f"{name}.cl").write_text(src)
+    return d
+
+
+@pytest.mark.slow
+def test_generate_records_bad_kernels_and_resumes_without_duplicates(tmp_path: Path) -> None:
+    _tools()
+    kdir = _kernels(tmp_path, vadd=VADD, broken=BROKEN, hang=HANG)
+    out = tmp_path / "out"
+    cfg = DatagenConfig(device="pocl", samples=3, seed=1, probe_timeout=5, timeout=120,
+                        repeats=3, warmup=1, max_global=1 << 14)
+    s1 = generate(kdir, out, cfg, progress=False)
+    k = read_kernels(out).set_index("file")
+    assert k.loc["vadd.cl", "status"] == "sized" and k.loc["vadd.cl", "n_samples"] == 3
+    assert k.loc["broken.cl", "status"] == "unsized"
+    assert "CompileError" in k.loc["broken.cl", "reason"]
+    assert k.loc["hang.cl", "status"] == "unsized"
+    assert "did not finish" in k.loc["hang.cl", "reason"]
+    s = read_samples(out)
+    assert s1["samples"] == 3 and (s["status"] == "ok").all()
+    assert (s["time_ns"] > 0).all() and s["deterministic"].all()
+    assert set(s["regime"]) == {"few", "under", "full"}
+    s2 = generate(kdir, out, cfg, progress=False)
+    assert s2["ran"] == 0 and s2["total_samples_on_disk"] == 3
+
+
+def test_worker_timeout_costs_one_kernel_not_the_run() -> None:
+    job = {"source": VADD, "file": "v.cl", "device": "pocl", "samples": 2, "seed": 0}
+    rec, samples = run_isolated(job, timeout=0.2)
+    assert rec["status"] == "timeout" and "exceeded" in rec["reason"] and samples == []
+
+
+@pytest.mark.slow
+def test_killed_run_resumes_with_nothing_lost_or_duplicated(tmp_path: Path) -> None:
+    _tools()
+    kdir = _kernels(tmp_path, a=VADD, b=SAXPY, c=FIXED)
+    out = tmp_path / "out"
+    code = ("import sys; from ridgeline.datagen import DatagenConfig, generate; "
+            "generate(sys.argv[1], sys.argv[2], DatagenConfig(samples=2, repeats=2, warmup=0, "
+            "flush_every=1, max_global=4096), progress=False)")
+    p = subprocess.Popen([sys.executable, "-c", code, str(kdir), str(out)])
+    try:
+        deadline = time.time() + 240
+        while time.time() < deadline and not list((out / "shards").glob("kernels-*.parquet")):
+            time.sleep(0.5)
+    finally:
+        p.kill()
+        p.wait()
+    first = len(read_kernels(out))
+    assert 1 <= first <= 3
+    cfg = DatagenConfig(samples=2, repeats=2, warmup=0, max_global=4096)
+    summary = generate(kdir, out, cfg, progress=False)
+    assert summary["ran"] == 3 - first
+    s = read_samples(out)
+    assert len(read_kernels(out)) == 3
+    assert s["sample_id"].is_unique and len(s) == 6
+
+
+@pytest.mark.slow
+def test_ray_scale_out_on_a_local_cluster(tmp_path: Path) -> None:
+    _tools()
+    require("ray", "ray")
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    ray = [str(Path(sys.executable).parent / "ray")]
+    start = subprocess.run([*ray, "start", "--head", f"--port={port}", "--num-cpus=1",
+                            "--resources", json.dumps({"opencl_device": 1}),
+                            "--include-dashboard=false", "--disable-usage-stats"],
+                           capture_output=True, text=True, timeout=180)
+    assert start.returncode == 0, start.stderr[-2000:]
+    try:
+        kdir = _kernels(tmp_path, a=VADD)
+        cfg = DatagenConfig(samples=2, repeats=2, warmup=0, max_global=4096,
+                            ray_address=f"127.0.0.1:{port}")
+        summary = generate(kdir, tmp_path / "out", cfg, progress=False)
+        assert summary["samples"] == 2
+        assert read_kernels(tmp_path / "out")["status"].tolist() == ["sized"]
+    finally:
+        subprocess.run([*ray, "stop", "--force"], capture_output=True, timeout=120)
