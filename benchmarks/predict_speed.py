@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -30,7 +30,7 @@ def main() -> None:
     ap.add_argument("--batch", action="store_true", help="also time predict-batch")
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
-    exe = [sys.executable, "-m", "ridgeline.cli._app"]
+    exe = [shutil.which("ridgeline") or "ridgeline"]
     cmd = exe + ["predict", "--sample", "saxpy", "--gpu", "rtx3080"]
     times = [_time(cmd) for _ in range(a.repeat)]
     print(f"predict --sample saxpy (fresh process): min {min(times):.2f} s, "

@@ -57,3 +57,12 @@ def test_shipped_model_predicts_for_an_uncataloged_style_gpu(table: pd.DataFrame
     a = model.predict(features_frame(rows, [get_gpu("mi300x")] * 5))
     b = model.predict(features_frame(rows, [get_gpu("gtx970")] * 5))
     assert (a["time_ns"] > 0).all() and not np.allclose(a["time_ns"], b["time_ns"])
+
+
+def test_single_row_path_matches_vectorised(table: pd.DataFrame) -> None:
+    ens = shipped_model().ensembles["dram_bytes"]  # type: ignore[union-attr]
+    X = table[FEATURES].to_numpy(float)[:40]
+    X[::3, 2] = np.nan
+    many = ens.predict(X)  # vectorised (> 16 rows)
+    one = np.array([ens.predict(X[i:i + 1])[0] for i in range(len(X))])
+    np.testing.assert_allclose(many, one, rtol=1e-12)
