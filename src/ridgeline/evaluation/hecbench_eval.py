@@ -28,7 +28,7 @@ from ridgeline.hardware import Counts, get_gpu, get_rule
 from ridgeline.predictors.learned import TARGETS, fit_table
 from ridgeline.predictors.training import with_gpu_features
 
-__all__ = ["load_table", "cv_paper_a", "run_protocols", "PAPER_BEST"]
+__all__ = ["load_table", "cv_paper_a", "run_protocols", "PAPER_BEST", "set_model_params"]
 
 PAPER_BEST = {"accuracy": 0.641, "macro_f1": 0.623, "mcc": 0.314}
 _COUNT_COLS = ["flops_sp", "flops_dp", "flops_hp", "int_ops", "dram_bytes"]
@@ -73,10 +73,19 @@ def _analytic(test: pd.DataFrame) -> pd.DataFrame:
                          for k, v in cols.items()})
 
 
+_MODEL_KW: dict[str, Any] = {}
+
+
 def _train(train: pd.DataFrame) -> Any:
     y = train[["m_" + t for t in TARGETS]].rename(columns=lambda c: c[2:])
     return fit_table(pd.concat([train.drop(columns=[c for c in TARGETS if c in train]), y],
-                               axis=1))
+                               axis=1), **_MODEL_KW)
+
+
+def set_model_params(**kw: Any) -> None:
+    """CountModel hyperparameters used by the protocols (default: CountModel's)."""
+    _MODEL_KW.clear()
+    _MODEL_KW.update(kw)
 
 
 def _fold_predict(full: pd.DataFrame, test_rows: pd.DataFrame,

@@ -1,0 +1,48 @@
+"""The hecbench evaluation on a slice of the shipped derived table: grouped folds, report, plots."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from ridgeline.evaluation.hecbench_eval import cv_paper_a, run_protocols, set_model_params
+from ridgeline.evaluation.provenance import provenance
+from ridgeline.evaluation.report import write_report
+from ridgeline.predictors.learned import TABLE_FILE
+
+
+@pytest.fixture(scope="module")
+def small_table() -> pd.DataFrame:
+    with resources.files("ridgeline").joinpath("models", TABLE_FILE).open("rb") as fh:
+        t = pd.read_parquet(fh)
+    pa_progs = sorted(set(t.loc[t["dataset"] == "paper-a", "program"]))[:30]
+    hb_progs = sorted(set(t.loc[t["dataset"] == "hecbench", "program"]))[:60]
+    keep = t["program"].isin(set(pa_progs) | set(hb_progs))
+    return t[keep].reset_index(drop=True)
+
+
+@pytest.mark.slow
+def test_grouped_eval_and_report(small_table: pd.DataFrame, tmp_path: Path,
+                                 data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RIDGELINE_DATA", str(data_dir))
+    set_model_params(max_iter=25)
+    pa = cv_paper_a(small_table, folds=3)
+    assert pa["learned"]["n"] == pa["rows"] > 0
+    assert 0.0 <= pa["learned"]["accuracy"] <= 1.0
+    # every test row was predicted by a model that never saw its program
+    prot = run_protocols(small_table, folds=3, which=("cv", "unseen"))
+    assert set(prot["unseen"]) <= {"GeForce RTX 3080", "NVIDIA A10", "NVIDIA A100 SXM4 40GB"}
+    path = write_report(tmp_path, pa, prot, small_table, provenance(split="test"))
+    text = path.read_text()
+    assert "| majority class |" in text and "64.1%" in text
+    assert "unseen GPU AND unseen program" in text
+    pngs = sorted(p.name for p in tmp_path.glob("*.png"))
+    assert "time-cv.png" in pngs and any(p.startswith("roofline-") for p in pngs)
+    assert "confusion-paper-a-learned.png" in pngs
+    for p in tmp_path.glob("*.png"):
+        assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert f"]({p.name})" in text
+    set_model_params()
