@@ -68,18 +68,20 @@ class GBMRegressor(Predictor):
 
     def __init__(self, max_iter: int = 600, learning_rate: float = 0.05,
                  max_leaf_nodes: int = 31, l2_regularization: float = 1.0,
-                 use_oclgrind: bool = True, random_state: int = 0) -> None:
+                 min_samples_leaf: int = 10, use_oclgrind: bool = True,
+                 random_state: int = 0) -> None:
         self.max_iter = max_iter
         self.learning_rate = learning_rate
         self.max_leaf_nodes = max_leaf_nodes
         self.l2_regularization = l2_regularization
+        self.min_samples_leaf = min_samples_leaf
         self.use_oclgrind = use_oclgrind
         self.random_state = random_state
 
     def get_params(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in ("max_iter", "learning_rate", "max_leaf_nodes",
-                                              "l2_regularization", "use_oclgrind",
-                                              "random_state")}
+        keys = ("max_iter", "learning_rate", "max_leaf_nodes", "l2_regularization",
+                "min_samples_leaf", "use_oclgrind", "random_state")
+        return {k: getattr(self, k) for k in keys}
 
     def fit(self, rows: Any, progress: bool = False) -> GBMRegressor:
         import numpy as np
@@ -93,7 +95,7 @@ class GBMRegressor(Predictor):
         self.model_ = HistGradientBoostingRegressor(
             max_iter=self.max_iter, learning_rate=self.learning_rate,
             max_leaf_nodes=self.max_leaf_nodes, l2_regularization=self.l2_regularization,
-            random_state=self.random_state)
+            min_samples_leaf=self.min_samples_leaf, random_state=self.random_state)
         self.model_.fit(X.to_numpy(dtype=float), y)
         return self
 
