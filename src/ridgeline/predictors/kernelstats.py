@@ -146,6 +146,13 @@ _LOOP = re.compile(r"\b(for|while)\s*\(|\bdo\s*\{")
 
 def _trip(header: str, ctx: _Ctx) -> tuple[float | None, str | None, Any]:
     """(trip count, loop variable, midpoint value) of a for header."""
+    try:
+        return _trip_unsafe(header, ctx)
+    except (OverflowError, ValueError, ZeroDivisionError):
+        return None, None, None
+
+
+def _trip_unsafe(header: str, ctx: _Ctx) -> tuple[float | None, str | None, Any]:
     parts = header.split(";")
     if len(parts) != 3:
         return None, None, None
