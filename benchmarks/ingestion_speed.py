@@ -64,7 +64,7 @@ def _line(label: str, times: list[float]) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--limit", type=int, default=0)
-    ap.add_argument("--compile-sample", type=int, default=12)
+    ap.add_argument("--compile-sample", type=int, default=12, help="0 = no compile pass")
     ap.add_argument("--arch", default="sm_86")
     args = ap.parse_args()
     folders = sorted(p for p in SRC.iterdir() if p.name.endswith(("-cuda", "-omp")))
@@ -74,6 +74,8 @@ def main() -> int:
         sel = [f for f in folders if f.name.endswith("-" + lang)]
         _line(f"sources+static features, {lang}", source_pass(sel))
     cuda = [f for f in folders if f.name.endswith("-cuda")]
+    if not args.compile_sample:
+        return 0
     sample = sorted(random.Random(4839).sample(cuda, min(args.compile_sample, len(cuda))))
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["RIDGELINE_CACHE"] = tmp

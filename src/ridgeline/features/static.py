@@ -55,6 +55,7 @@ class _State:
     counts: Any = field(default_factory=Counter)
     shared_vars: set[str] = field(default_factory=set)
     inits: dict[str, str | None] = field(default_factory=dict)  # local -> initializer text
+    annot: dict[int, str] = field(default_factory=dict)  # declaration hash -> CUDA annotation
 
 
 def _prec(t: Any) -> str:
@@ -117,12 +118,14 @@ def _space_of(base: Any, st: _State, language: str) -> str:
         return "shared"
     if re.search(r"\b__constant\b", tspell):
         return "constant"
-    for a in ref.get_children():
-        if a.kind == ck.ANNOTATE_ATTR:
-            if a.spelling == "__shared__":
-                return "shared"
-            if a.spelling == "__constant__":
-                return "constant"
+    key = ref.hash
+    if key not in st.annot:
+        st.annot[key] = next((a.spelling for a in ref.get_children()
+                              if a.kind == ck.ANNOTATE_ATTR), "")
+    if st.annot[key] == "__shared__":
+        return "shared"
+    if st.annot[key] == "__constant__":
+        return "constant"
     if ref.kind == ck.VAR_DECL and ref.type.get_canonical().kind.name == "CONSTANTARRAY":
         return "local" if language != "omp" or ref.spelling in st.locals else "global"
     return "global"

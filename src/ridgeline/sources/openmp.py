@@ -138,11 +138,23 @@ def _inner_pragmas(text: str, lo: int, hi: int) -> list[tuple[int, int, str]]:
 
 
 def _statement_after(func: Any, last_line: int) -> Any | None:
-    """The outermost statement of *func* that starts after line *last_line*."""
-    for c in func.walk_preorder():
-        if (c.kind.is_statement() or c.kind.is_expression()) and c.extent.start.line > last_line:
-            return c
-    return None
+    """The outermost statement of *func* that starts after line *last_line* (subtrees that
+    end before that line are skipped)."""
+
+    def find(node: Any) -> Any | None:
+        for c in node.get_children():
+            if c.extent.end.line <= last_line:
+                continue
+            if c.extent.start.line > last_line and (
+                c.kind.is_statement() or c.kind.is_expression()
+            ):
+                return c
+            hit = find(c)
+            if hit is not None:
+                return hit
+        return None
+
+    return find(func)
 
 
 def omp_kernels(
