@@ -72,3 +72,21 @@ def test_analytic_prediction_classes(stencil_dir: Path) -> None:
     assert p.counts.flops_dp == 40_000
     assert p.labels["paper-a"].value == "Bandwidth"  # 40k DP FLOP / 168 kB < DP ridge 6.3
     assert p.time_s is not None and p.time_s > 0
+
+
+def test_launch_inside_a_loop_sees_the_first_iteration(tmp_path: Path) -> None:
+    d = tmp_path / "loop"
+    d.mkdir()
+    (d / "main.cu").write_text(
+        "#include <cstdlib>\n"
+        "__global__ void k(float *x, int n) { int i = threadIdx.x; if (i < n) x[i] *= 2.0f; }\n"
+        "int main(int argc, char **argv) {\n"
+        "  int rows = atoi(argv[1]);\n"
+        "  for (int g = rows / 4; g <= rows; g += rows / 4) {\n"
+        "    dim3 grid(g);\n"
+        "    k<<<grid, 64>>>(0, rows);\n"
+        "  }\n"
+        "}\n")
+    a = analyze_launch(KernelRef("k", (d,)), Launch(args="8192"))
+    assert a.grid == (2048, 1, 1) and a.block == (64, 1, 1)
+    assert a.bound == {"n": 8192}

@@ -117,8 +117,14 @@ def _walk(body: str, env: Env) -> None:
         live = all(stack)
         if kind == "open":
             take = live
-            if re.match(r"(for|while|do)\b", text) or text.endswith(")") and "[" in text:
-                take = False
+            if re.match(r"for\s*\(", text):
+                # a launch inside a loop sees the loop variable at its first value
+                if live:
+                    _assign(text[text.index("(") + 1:].split(";")[0], env)
+            elif re.match(r"(while|do)\b", text):
+                pass
+            elif text.endswith(")") and "[" in text:
+                take = False  # a lambda body
             elif re.match(r"if\s*\(", text):
                 cond = try_evaluate(text[text.index("(") + 1:text.rindex(")")], env)
                 take = live and (cond is None or bool(cond))
