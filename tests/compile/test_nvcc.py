@@ -89,3 +89,7 @@ def test_compile_error_is_typed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     bad.write_text("__global__ void k(float *a) { a[0] = undefined_name; }\n")
     with pytest.raises(CompileError, match="nvcc failed"):
         compile_cuda(bad, arch="sm_86")
+    with pytest.raises(CompileError, match="cached result"):  # failures are cached too
+        compile_cuda(bad, arch="sm_86")
+    bad.write_text("__global__ void k(float *a) { a[0] = 1.0f; }\n")
+    assert compile_cuda(bad, arch="sm_86")["functions"]["_Z1kPf"]["instructions"] > 0

@@ -104,10 +104,35 @@ def compile_cuda(source: str | Path, arch: str = "sm_86", defines: list[str] | N
     if use_cache and cfile.is_file():
         try:
             data: dict[str, Any] = json.loads(cfile.read_text())
-            data["cached"] = True
-            return data
         except (OSError, ValueError):
             log.warning("unreadable cache entry %s; recompiling", cfile)
+        else:
+            if "error" in data:  # the same sources failed before: same error, no recompile
+                raise CompileError(data["error"] + " (cached result)")
+            data["cached"] = True
+            return data
+    try:
+        data = _compile(src, args, arch, timeout)
+    except CompileError as e:
+        if use_cache:
+            _store(cfile, {"error": str(e)})
+        raise
+    if use_cache:
+        _store(cfile, data)
+    return data
+
+
+def _store(cfile: Path, data: dict[str, Any]) -> None:
+    try:
+        cfile.parent.mkdir(parents=True, exist_ok=True)
+        tmpf = cfile.with_suffix(f".{os.getpid()}.tmp")
+        tmpf.write_text(json.dumps(data))
+        tmpf.replace(cfile)
+    except OSError as e:
+        log.warning("could not write the compile cache %s: %s", cfile, e)
+
+
+def _compile(src: Path, args: list[str], arch: str, timeout: float) -> dict[str, Any]:
     nvcc = find_tool("nvcc")
     with tempfile.TemporaryDirectory(prefix="ridgeline-nvcc-") as tmp:
         cubin = Path(tmp) / "k.cubin"
@@ -128,13 +153,4 @@ def compile_cuda(source: str | Path, arch: str = "sm_86", defines: list[str] | N
         sass = parse_sass(d.stdout)
     funcs = {name: {"opcodes": ops, "instructions": sum(ops.values()),
                     "resources": res.get(name, {})} for name, ops in sass.items()}
-    data = {"arch": arch, "source": str(src), "functions": funcs, "cached": False}
-    if use_cache:
-        try:
-            cfile.parent.mkdir(parents=True, exist_ok=True)
-            tmpf = cfile.with_suffix(".tmp")
-            tmpf.write_text(json.dumps(data))
-            tmpf.replace(cfile)
-        except OSError as e:
-            log.warning("could not write the compile cache %s: %s", cfile, e)
-    return data
+    return {"arch": arch, "source": str(src), "functions": funcs, "cached": False}
