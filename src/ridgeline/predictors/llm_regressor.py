@@ -130,7 +130,7 @@ class LLMRegressor(Predictor):
     name = "llm-regressor"
 
     def __init__(self, backbone: str | None = None, freeze: bool = True, hidden: int = 256,
-                 epochs: int = 200, lr: float = 1e-3, finetune_lr: float = 2e-5,
+                 epochs: int = 100, lr: float = 1e-3, finetune_lr: float = 2e-5,
                  batch_size: int = 64, max_tokens: int = 384, weight_decay: float = 1e-2,
                  random_state: int = 0) -> None:
         self.backbone = backbone
