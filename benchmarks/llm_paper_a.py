@@ -21,6 +21,8 @@ def main() -> None:
     ap.add_argument("--base-url", default=None)
     ap.add_argument("--scenario", default="zero-shot")
     ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--sample", type=int, default=None,
+                    help="random rows, half CUDA half OpenMP (seed 4839)")
     ap.add_argument("--max-tokens", type=int, default=16)
     ap.add_argument("--max-source-tokens", type=int, default=None)
     ap.add_argument("--concurrency", type=int, default=None)
@@ -32,7 +34,7 @@ def main() -> None:
         if attempt == "cold" and cache.exists():
             cache.unlink()
         run = PaperARun(model=a.model, base_url=a.base_url, scenario=a.scenario,
-                        limit=a.limit, max_tokens=a.max_tokens, out=a.out,
+                        limit=a.limit, sample=a.sample, max_tokens=a.max_tokens, out=a.out,
                         max_source_tokens=a.max_source_tokens, concurrency=a.concurrency,
                         cache_path=str(cache))
         t0 = time.monotonic()
@@ -54,6 +56,9 @@ def main() -> None:
     figures["cache_speedup"] = round(figures["cold"]["seconds"] /
                                      max(figures["warm"]["seconds"], 1e-6), 1)
     print(json.dumps(figures, indent=2))
+    figures["settings"] = {"sample": a.sample, "limit": a.limit,
+                           "max_source_tokens": a.max_source_tokens,
+                           "max_tokens": a.max_tokens}
     dest = Path("benchmarks/results") / f"llm_paper_a_{a.scenario}_{a.model}.json"
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_text(json.dumps(figures, indent=2) + "\n")

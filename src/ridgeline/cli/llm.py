@@ -114,6 +114,8 @@ def _run(s: argparse._SubParsersAction) -> None:
     p.add_argument("--scenario", default="zero-shot")
     p.add_argument("--split", choices=["all", "train", "validation"], default=None)
     p.add_argument("--limit", type=int, default=None)
+    p.add_argument("--sample", type=int, default=None,
+                   help="random rows, half CUDA half OpenMP (seed --seed)")
     p.add_argument("--concurrency", type=int, default=None)
     p.add_argument("--max-source-tokens", type=int, default=None,
                    help="cut program sources to this many o200k tokens")

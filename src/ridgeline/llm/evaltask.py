@@ -31,6 +31,7 @@ def run_task(args: argparse.Namespace) -> int:
         data_dir=args.data_dir,
         out=args.out,
         limit=args.limit,
+        sample=getattr(args, "sample", None),
         split=getattr(args, "split", None) or ("validation" if scenario == "fine-tune"
                                                else "all"),
         concurrency=getattr(args, "concurrency", None),

@@ -42,6 +42,7 @@ class PaperARun:
     sources_root: str | None = None
     out: str = "runs/eval"
     limit: int | None = None
+    sample: int | None = None  # a random sample of this many rows, half CUDA, half OpenMP
     split: str = "all"  # "all" | "train" | "validation"
     concurrency: int | None = None
     max_source_tokens: int | None = None
@@ -68,6 +69,10 @@ def _rows(run: PaperARun) -> pd.DataFrame:
         df = df[df.is_train]
     elif run.split == "validation":
         df = df[~df.is_train]
+    if run.sample:
+        per = max(1, run.sample // 2)
+        df = df.groupby("model_type", group_keys=False).sample(
+            n=per, random_state=run.seed).sort_index()
     return df.head(run.limit) if run.limit else df
 
 
@@ -127,7 +132,7 @@ def run_paper_a(run: PaperARun) -> tuple[pd.DataFrame, pd.DataFrame, Path]:
                       "max_source_tokens": max_src, "context": run.context,
                       "counts_file": run.counts_file, "concurrency": conc,
                       "tool_predictor": run.tool_predictor, "gpu": run.gpu,
-                      "limit": run.limit},
+                      "limit": run.limit, "sample": run.sample},
             seed=run.seed),
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")

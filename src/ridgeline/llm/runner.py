@@ -99,10 +99,9 @@ def run_items(
 
     results: dict[str, ItemResult] = {}
     t0 = time.monotonic()
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool, tqdm(
-        total=len(items), desc=f"{scenario.name} {client.backend.model}", disable=not progress,
-        unit="kernel",
-    ) as bar:
+    pool = ThreadPoolExecutor(max_workers=max(1, concurrency))
+    with tqdm(total=len(items), desc=f"{scenario.name} {client.backend.model}",
+              disable=not progress, unit="kernel") as bar:
         futs = {pool.submit(_one, client, scenario, it): it for it in items}
         try:
             for fut in as_completed(futs):
@@ -112,8 +111,9 @@ def run_items(
                     on_result(res)
                 bar.update(1)
         except BaseException:
-            for f in futs:
-                f.cancel()
+            # stop at once (Ctrl-C, fatal endpoint error): answers already cached are kept
+            pool.shutdown(wait=False, cancel_futures=True)
             raise
+    pool.shutdown(wait=True)
     log.info("%d items in %.1fs", len(items), time.monotonic() - t0)
     return [results[it.id] for it in items]
