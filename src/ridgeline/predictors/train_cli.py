@@ -29,5 +29,7 @@ def train_command(sources: Path, data_dir: str | None, out: str | None,
     from ridgeline.evaluation.hecbench_eval import cv_paper_a
 
     figs = cv_paper_a(table)
-    print(json.dumps(figs, indent=2, default=str))
+    print("paper-A set (RTX 3080), program-grouped 5-fold CV:")
+    print(json.dumps({k: v for k, v in figs.items() if not k.startswith("_")}, indent=2,
+                     default=str))
     return 0
