@@ -22,7 +22,7 @@ def grouped_split(groups: Any, test_frac: float = 0.1, seed: int = 4839) -> tupl
     rng.shuffle(uniq)
     n_test = max(1, int(round(test_frac * len(uniq))))
     test = set(uniq[:n_test].tolist())
-    mask = np.array([g in test for g in groups])
+    mask = np.array([g in test for g in groups], dtype=bool)
     return ~mask, mask
 
 
