@@ -27,15 +27,19 @@ def main() -> None:
     ap.add_argument("-n", type=int, default=60)
     ap.add_argument("--seed", type=int, default=4839)
     ap.add_argument("--cache", default="runs/bench/cache-profiling.sqlite")
+    ap.add_argument("--configs", default="plain:2,plain:4,plain:8,steps:2,steps:4,steps:8",
+                    help="style:examples pairs, comma-separated")
     a = ap.parse_args()
     sc = get_scenario("profiling-synthetic")
     rows = []
     with open_backend(a.model, a.base_url) as b:
-        for style, max_tokens in (("plain", 8), ("steps", 120)):
+        for conf in a.configs.split(","):
+            style, k = conf.split(":")[0], int(conf.split(":")[1])
+            max_tokens = 8 if style == "plain" else 120
             client = LLMClient(b, GenerationSettings.for_model(a.model, max_tokens),
                                ResponseCache(a.cache))
-            for k in (2, 4, 8):
-                res = run_items(client, sc, synthetic_items(a.n, k, style, a.seed), 2)
+            if True:
+                res = run_items(client, sc, synthetic_items(a.n, k, style, a.seed), 1)
                 m = classification([r.truth for r in res], [r.answer for r in res])
                 rows.append({"style": style, "examples": k, "n": m["n"],
                              "accuracy": round(m["accuracy"], 3),

@@ -220,6 +220,8 @@ def _finetune(s: argparse._SubParsersAction) -> None:
     p.add_argument("--steps", type=int, default=100)
     p.add_argument("--lr", type=float, default=2e-4)
     p.add_argument("--max-len", type=int, default=1024)
+    p.add_argument("--max-validation", type=int, default=None,
+                   help="score only the first N validation conversations")
     p.add_argument("--seed", type=int, default=4839)
     p.set_defaults(func=_cmd_finetune)
 
@@ -228,7 +230,7 @@ def _cmd_finetune(a: argparse.Namespace) -> int:
     from ridgeline.llm.finetune import finetune_local
 
     res = finetune_local(a.train, a.validation, a.out, a.steps, a.lr, max_len=a.max_len,
-                         random_state=a.seed)
+                         random_state=a.seed, max_validation=a.max_validation)
     print(json.dumps(res, indent=2))
     return 0
 

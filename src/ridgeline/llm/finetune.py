@@ -96,7 +96,7 @@ def _encode(tok: Any, msgs: list[Message], max_len: int) -> tuple[list[int], int
     """Token ids of the prompt (truncated from the end of the code to fit) + answer, and
     where the answer starts."""
     prompt = tok.apply_chat_template(msgs[:-1], tokenize=True, add_generation_prompt=True)
-    prompt = list(getattr(prompt, "input_ids", prompt))
+    prompt = list(prompt["input_ids"] if hasattr(prompt, "keys") else prompt)
     answer = tok(msgs[-1]["content"] + tok.eos_token, add_special_tokens=False)["input_ids"]
     keep = max_len - len(answer)
     if keep < 16:
@@ -131,15 +131,17 @@ def _score(torch: Any, model: Any, tok: Any, convs: Iterable[list[Message]],
 
 def finetune_local(train: str | Path, validation: str | Path, out_dir: str | Path,
                    steps: int = 100, lr: float = 2e-4, lora_r: int = 8, max_len: int = 1024,
-                   random_state: int = 4839, model_path: str | Path | None = None
-                   ) -> dict[str, Any]:
-    """LoRA fine-tune of the embedded model; returns validation accuracy before/after."""
+                   random_state: int = 4839, model_path: str | Path | None = None,
+                   max_validation: int | None = None) -> dict[str, Any]:
+    """LoRA fine-tune of the embedded model; returns validation accuracy before/after
+    (on the first *max_validation* validation conversations when given)."""
     from ridgeline.llm.embedded import gguf_path
 
     torch, transformers, peft = _deps()
     torch.manual_seed(random_state)
     gguf = Path(model_path) if model_path else gguf_path()
     tr, va = read_jsonl(train), read_jsonl(validation)
+    va = va[:max_validation] if max_validation else va
     if not tr:
         raise InputFileError(f"{train}: no training conversations")
     t0 = time.monotonic()
