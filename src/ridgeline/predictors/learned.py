@@ -34,6 +34,12 @@ MODEL_FILE = "hecbench-counts.npz"
 TABLE_FILE = "hecbench-features.parquet"
 
 
+def _counts(log1p: np.ndarray) -> np.ndarray:
+    """Back from log10(1 + y); under one operation or byte is zero (not a fraction)."""
+    v = 10.0 ** np.asarray(log1p, float) - 1.0
+    return np.where(v < 1.0, 0.0, v)
+
+
 class CountModel:
     """One HistGradientBoostingRegressor per target on log10(1 + y)."""
 
@@ -71,7 +77,7 @@ class CountModel:
         if not hasattr(self, "models_"):
             raise NotFittedError("CountModel.predict called before fit")
         Xn = X[FEATURES].to_numpy(float)
-        out = {t: np.clip(10.0 ** self.models_[t].predict(Xn) - 1.0, 0, None) for t in TARGETS}
+        out = {t: _counts(self.models_[t].predict(Xn)) for t in TARGETS}
         return pd.DataFrame(out, index=X.index)
 
     def export(self) -> ExportedCountModel:
@@ -89,8 +95,7 @@ class ExportedCountModel:
 
     def predict(self, X: pd.DataFrame) -> pd.DataFrame:
         Xn = X[self.features].to_numpy(float)
-        out = {t: np.clip(10.0 ** self.ensembles[t].predict(Xn) - 1.0, 0, None)
-               for t in TARGETS}
+        out = {t: _counts(self.ensembles[t].predict(Xn)) for t in TARGETS}
         return pd.DataFrame(out, index=X.index)
 
     def to_bytes(self) -> bytes:
