@@ -146,7 +146,8 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
         extra = ["-std=c++17", "-I", str(rt)] if s.suffix == ".cpp" else []
         if s.name == "rl_omp.c":
             extra = ["-fopenmp"]
-        _run([comp, "-c", "-O2", "-w", *extra, str(s), "-o", str(obj)], f"compile {s.name}",
+        _run([comp, "-c", "-O2", "-U_FORTIFY_SOURCE", "-w", *extra, str(s), "-o", str(obj)],
+             f"compile {s.name}",
              timeout=timeout)
         objs.append(obj)
     exe = workdir / "prog"

@@ -2,6 +2,7 @@
 // OS thread; __syncthreads and warp operations are cooperative barriers. Counting windows
 // (rl_count.c) open around every block, or around sampled blocks of very large grids.
 #include <sys/mman.h>
+#include <setjmp.h>
 #include <ucontext.h>
 
 #include <cstdint>
@@ -43,11 +44,13 @@ template <class F> static F atomic_fp(F *a, F v, int op) {
 namespace {
 constexpr size_t kStack = 256 * 1024;
 enum State { RUN, WAIT_BLOCK, WAIT_WARP, DONE };
-struct Fiber { ucontext_t ctx; char *stack; State st; uint3 idx; };
+// a fiber enters its stack once through setcontext, afterwards every switch is
+// _setjmp/_longjmp: no signal-mask system calls (swapcontext makes two per switch)
+struct Fiber { ucontext_t ctx; jmp_buf jb; char *stack; State st; uint3 idx; bool started; };
 
 int yields_in_block;
 std::vector<Fiber> fibers;
-ucontext_t sched_ctx;
+jmp_buf sched_jb;
 int cur = -1, nthreads = 0;
 void *body_ctx;
 void (*body_fn)(void *);
@@ -57,7 +60,7 @@ int warp_pred[1024];
 void trampoline() {
   body_fn(body_ctx);
   fibers[cur].st = DONE;
-  swapcontext(&fibers[cur].ctx, &sched_ctx);
+  _longjmp(sched_jb, 1);
 }
 
 void ensure_fibers(int n) {
@@ -67,6 +70,7 @@ void ensure_fibers(int n) {
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) { fprintf(stderr, "rl: allocation failed (fiber stacks)\n"); exit(3); }
     f.stack = (char *)m;
+    getcontext(&f.ctx);
     fibers.push_back(f);
   }
 }
@@ -75,14 +79,20 @@ void yield_to_scheduler(State s) {
   yields_in_block++;
   Fiber &f = fibers[cur];
   f.st = s;
-  swapcontext(&f.ctx, &sched_ctx);
+  if (!_setjmp(f.jb)) _longjmp(sched_jb, 1);
 }
 
 void switch_to(int i) {
   cur = i;
   threadIdx = fibers[i].idx;
   __rl_set_stack((uintptr_t)fibers[i].stack, (uintptr_t)fibers[i].stack + kStack);
-  swapcontext(&sched_ctx, &fibers[i].ctx);
+  if (!_setjmp(sched_jb)) {
+    if (!fibers[i].started) {
+      fibers[i].started = true;
+      setcontext(&fibers[i].ctx);
+    }
+    _longjmp(fibers[i].jb, 1);
+  }
   cur = -1;
 }
 
@@ -93,7 +103,7 @@ void run_block() {
     Fiber &f = fibers[t];
     f.idx = uint3{t % bx, (t / bx) % by, t / (bx * by)};
     f.st = RUN;
-    getcontext(&f.ctx);
+    f.started = false;
     f.ctx.uc_stack.ss_sp = f.stack;
     f.ctx.uc_stack.ss_size = kStack;
     f.ctx.uc_link = nullptr;
