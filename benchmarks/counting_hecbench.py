@@ -216,6 +216,7 @@ def report(args: argparse.Namespace) -> dict:
         "model": args.model, "programs_run": len(res), "pairs_profiled": len(pairs),
         "pairs_attempted": len(ran), "pairs_counted": counted,
         "coverage_of_attempted": counted / max(1, len(ran)),
+        "coverage_of_exported": counted / max(1, len(ran) - causes.get("not-found", 0)),
         "misses_by_cause": dict(causes.most_common()),
         "seconds_median": float(secs.median()) if len(secs) else None,
         "seconds_p95": float(secs.quantile(0.95)) if len(secs) else None,
