@@ -96,3 +96,14 @@ def test_trip_counts_expand_locals(tmp_path: Path) -> None:
     assert lp["expanded_depends_on"] == ["launch", "param"]
     assert "min(((blockIdx.x * blockDim.x + threadIdx.x) * per) + per , n)" in \
         lp["trip_count_expanded"]
+
+
+def test_called_functions_count_at_every_call_site(tmp_path: Path) -> None:
+    p = tmp_path / "c.cu"
+    p.write_text("__device__ float f(float x) { return x * x + 1.0f; }\n"
+                 "__global__ void k(float *a) {\n  float s = f(a[0]);\n"
+                 "  for (int i = 0; i < 4; i++) s += f(a[i]);\n  a[0] = s;\n}\n")
+    f = static_features(get_kernel(load_program(p), "k"))
+    assert f["ops"]["fp32"] == {"fma": 2, "add": 1}           # f inlined at both call sites
+    assert f["ops_weighted"]["fp32"] == {"fma": 5.0, "add": 4.0}  # 1 + 4 trips
+    assert f["calls"] == {"f": 2}

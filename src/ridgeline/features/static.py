@@ -184,6 +184,9 @@ def _const_int(expr: str | None) -> int | None:
     return int(v) if isinstance(v, int) and 0 <= v < 10**9 else None
 
 
+_TALLIES = ("ops", "ops_w", "mem", "mem_w", "special", "counts")
+
+
 class _Walker:
     def __init__(self, kernel: Kernel) -> None:
         self.k = kernel
@@ -193,6 +196,7 @@ class _Walker:
         self.cur_loop: int | None = None
         self.loop_ops: dict[int | None, Any] = {None: Counter()}
         self.active: set[str] = set()
+        self.memo: dict[str, tuple[float, dict[str, Any]]] = {}
         self.collapse = 1
         if kernel.region is not None:
             c = kernel.region.clauses.get("collapse", ("1",))
@@ -379,13 +383,34 @@ class _Walker:
         st.calls[name] += 1
         node = self.k.callee_nodes.get(name)
         if node is not None and name not in self.active and len(self.active) < 6:
-            self.active.add(name)
-            for ch in node.get_children():
-                if ch.kind == self.ck.COMPOUND_STMT:
-                    self.walk(ch, w, depth)
-            self.active.discard(name)
+            self._inline(name, node, w, depth)
         for ch in c.get_children():
             self.walk(ch, w, depth)
+
+    def _inline(self, name: str, node: Any, w: float, depth: int) -> None:
+        """Count a called function's body at the call site. The first call walks it; later
+        calls reuse the counts it added (weighted ones scaled by the call site's weight)."""
+        st = self.st
+        memo = self.memo.get(name)
+        if memo is not None:
+            w0, deltas = memo
+            for attr, delta in deltas.items():
+                tally = getattr(st, attr)
+                for k, v in delta.items():
+                    weighted = attr in ("ops_w", "mem_w") or k.endswith("_weighted")
+                    tally[k] += v * (w / w0) if weighted else v
+            self.loop_ops[self.cur_loop].update(deltas["ops"])
+            return
+        before = {a: Counter(getattr(st, a)) for a in _TALLIES}
+        self.active.add(name)
+        for ch in node.get_children():
+            if ch.kind == self.ck.COMPOUND_STMT:
+                self.walk(ch, w, depth)
+        self.active.discard(name)
+        if w > 0:
+            self.memo[name] = (w, {a: {k: v - before[a].get(k, 0)
+                                       for k, v in getattr(st, a).items()
+                                       if v != before[a].get(k, 0)} for a in _TALLIES})
 
 
 def _expand(expr: str | None, st: _State, rounds: int = 4) -> str | None:
