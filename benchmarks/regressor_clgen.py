@@ -47,18 +47,27 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", default="gbm,launch,llm")
     ap.add_argument("--seed", type=int, default=4839)
+    ap.add_argument("--gpus", default="nvidia,amd")
+    ap.add_argument("--limit-kernels", type=int, default=None,
+                    help="only the first N kernels (sorted by name), for CPU-bound LLM runs")
     a = ap.parse_args()
     out = {}
-    for which in ("nvidia", "amd"):
+    for which in a.gpus.split(","):
         rows = clgen_rows(which)
+        if a.limit_kernels:
+            keep = sorted(rows["kernel_file"].unique())[: a.limit_kernels]
+            rows = rows[rows["kernel_file"].isin(keep)].reset_index(drop=True)
         for kind in a.models.split(","):
             t = time.perf_counter()
             reg = LaunchOnly(random_state=a.seed) if kind == "launch" else make_regressor(
                 kind, seed=a.seed)
             m, _ = evaluate_split(rows, reg, a.seed, progress=False)
             m["fit_predict_s"] = time.perf_counter() - t
-            out[f"{CLGEN_GPUS[which][1]} / {kind}"] = m
-            print(json.dumps({f"{CLGEN_GPUS[which][1]} / {kind}": m}), flush=True)
+            key = f"{CLGEN_GPUS[which][1]} / {kind}"
+            if a.limit_kernels:
+                key += f" (first {a.limit_kernels} kernels)"
+            out[key] = m
+            print(json.dumps({key: m}), flush=True)
     print(json.dumps(out, indent=2))
 
 
