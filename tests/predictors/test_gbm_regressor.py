@@ -28,11 +28,16 @@ def _rows() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+@pytest.fixture(scope="module")
+def _cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("cache")  # Oclgrind profiles shared by this module
+
+
 @pytest.fixture
-def _env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _env(_cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     require("oclgrind with plugin headers", oclgrind_available())
     require("libclang", "clang")
-    monkeypatch.setenv("RIDGELINE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("RIDGELINE_CACHE", str(_cache_dir))
 
 
 def test_registered_and_not_fitted() -> None:
