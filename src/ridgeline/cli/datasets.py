@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 
 from ridgeline.cli._common import add_data_dir, print_json, print_table
-from ridgeline.datasets import DATASETS, data_dir, load
 from ridgeline.errors import RidgelineError
 
 
@@ -24,6 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ridgeline.datasets import DATASETS, data_dir, load  # lazy: pandas is slow to import
+
     root = data_dir(args.data_dir)
     rows = []
     for name in DATASETS:

@@ -8,9 +8,7 @@ import sys
 from pathlib import Path
 
 from ridgeline.cli._common import add_gpu_file
-from ridgeline.datasets import read_csv
 from ridgeline.hardware import get_rule, load_catalog, rule_names
-from ridgeline.profiles import label_table
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ridgeline.datasets import read_csv  # lazy: pandas is slow to import
+    from ridgeline.profiles import label_table
+
     rule = get_rule(args.rule, args.rule_file)
     gpu = load_catalog(args.gpu_file).get(args.gpu) if args.gpu else None
     df = read_csv(args.profiles)

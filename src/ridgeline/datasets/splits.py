@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import GroupKFold
 
 from ridgeline.errors import SchemaError, UsageError
 
@@ -24,6 +23,8 @@ def group_kfold(
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Yield (train_idx, test_idx) positions; groups are shuffled with *seed*, then dealt
     into folds of balanced row counts."""
+    from sklearn.model_selection import GroupKFold  # lazy: scikit-learn is slow to import
+
     groups = _groups(df, group)
     uniq = np.unique(groups)
     if n_splits < 2 or n_splits > len(uniq):

@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sklearn.metrics import accuracy_score, confusion_matrix, f1_score, matthews_corrcoef
 
 __all__ = ["classification", "regression", "CLASSES"]
 
@@ -25,6 +24,13 @@ def classification(
 
     A missing prediction (None/NaN/unparsed) counts as wrong, as in the 2025 paper.
     """
+    from sklearn.metrics import (  # lazy: scikit-learn is slow to import
+        accuracy_score,
+        confusion_matrix,
+        f1_score,
+        matthews_corrcoef,
+    )
+
     t = np.array([str(v) for v in y_true], dtype=object)
     p = np.array(["<none>" if _missing(v) else str(v) for v in y_pred], dtype=object)
     if len(t) != len(p):
