@@ -72,7 +72,10 @@ def main() -> int:
         folders = folders[: args.limit]
     for lang in ("cuda", "omp"):
         sel = [f for f in folders if f.name.endswith("-" + lang)]
-        _line(f"sources+static features, {lang}", source_pass(sel))
+        times = source_pass(sel)
+        _line(f"sources+static features, {lang}", times)
+        slow = sorted(zip(times, (f.name for f in sel), strict=True), reverse=True)[:5]
+        print("  slowest: " + ", ".join(f"{n} {t:.1f} s" for t, n in slow))
     cuda = [f for f in folders if f.name.endswith("-cuda")]
     if not args.compile_sample:
         return 0
