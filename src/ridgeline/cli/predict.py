@@ -48,6 +48,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--args", default=None, help="the program's command-line arguments")
     p.add_argument("--predictor", default="learned", help="learned (default) or analytic")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--count", choices=["auto", "never", "always"], default="never",
+                   help="run the program on the CPU with instrumentation for exact FLOPs and "
+                   "modelled DRAM bytes (cached): auto falls back to the learned path when "
+                   "counting fails, always makes it an error (default: never)")
+    p.add_argument("--count-timeout", type=float, default=120.0, metavar="S",
+                   help="time limit of a counting run in seconds (default 120)")
     add_gpu_file(p)
     p.set_defaults(func=run_predict)
 
@@ -120,12 +126,52 @@ def run_predict(args: argparse.Namespace) -> int:
     pred = _predictor(args.predictor)
     kref = KernelRef(str(kname), tuple(sources))
     launch = Launch.parse(args.grid, args.block, pargs)
+    count_note = _attach_counts(args, pred, sources, str(kname), pargs, gpus)
     preds = [pred.predict(kref, launch, g) for g in gpus]
+    if count_note:
+        for p in preds:
+            p.notes.append(count_note)
     if args.json:
         print_json([{**p.to_dict(), "args": pargs} for p in preds])
         return 0
     _print(preds, pargs)
     return 0
+
+
+def _attach_counts(args: argparse.Namespace, pred: Any, sources: list[Path], kname: str,
+                   pargs: str, gpus: list[Any]) -> str:
+    """Run (or reuse cached) CPU-execution counts for --count auto|always; returns a note."""
+    mode = getattr(args, "count", "never")
+    if mode == "never":
+        return ""
+    if args.predictor != "learned":
+        raise UsageError(f"--count {mode} needs --predictor learned (got {args.predictor!r})")
+    from ridgeline.errors import RidgelineError
+
+    folder = sources[0] if len(sources) == 1 and sources[0].is_dir() else None
+    if folder is None:
+        why = "--count needs the program folder as the single SOURCE"
+        if mode == "always":
+            raise UsageError(why)
+        return f"counting skipped: {why}; learned path used"
+    from ridgeline.predictors.counted import run_counts
+
+    try:
+        recs, cached = run_counts(folder, pargs, kname, [g.name for g in gpus],
+                                  args.count_timeout)
+    except (RidgelineError, OSError) as e:
+        if mode == "always":
+            raise
+        return f"counting failed ({e}); learned path used"
+    if not recs:
+        why = f"the counting run launched no kernel named {kname!r}"
+        if mode == "always":
+            from ridgeline.errors import ExecutionError
+
+            raise ExecutionError(why)
+        return f"counting: {why}; learned path used"
+    pred.counted = recs
+    return "counts from CPU execution" + (" (cached)" if cached else "")
 
 
 def _print(preds: list[Any], pargs: str) -> None:

@@ -21,6 +21,7 @@ from ridgeline.hardware import GPU, Counts, get_rule
 from ridgeline.predictors.analysis import analyze_launch
 from ridgeline.predictors.analytic import require_sizes
 from ridgeline.predictors.base import PREDICTORS, KernelRef, Launch, Prediction, Predictor
+from ridgeline.predictors.counted import COUNTED_COLUMNS, counted_features
 from ridgeline.predictors.featvec import GPU_COLUMNS, LAUNCH_COLUMNS, gpu_features, launch_features
 from ridgeline.predictors.trees import TreeEnsemble, export_hgb, load_ensembles, save_ensembles
 
@@ -29,7 +30,31 @@ __all__ = ["CountModel", "LearnedPredictor", "TARGETS", "FEATURES", "shipped_mod
 
 log = logging.getLogger(__name__)
 TARGETS = ["flops_sp", "flops_dp", "flops_hp", "int_ops", "dram_bytes", "time_ns"]
-FEATURES = LAUNCH_COLUMNS + GPU_COLUMNS
+#: counted quantities against the GPU's peaks (log10 seconds at peak), NaN without counts
+COUNTED_GPU_COLUMNS = ["gc_t_mem", "gc_t_sp", "gc_t_dp", "gc_t_int", "gc_bytes_over_l2"]
+FEATURES = LAUNCH_COLUMNS + GPU_COLUMNS + COUNTED_COLUMNS + COUNTED_GPU_COLUMNS
+#: targets taken straight from the counts where a row has them (CPU execution counts FLOPs
+#: exactly and models DRAM against the GPU's L2); integer ops and time stay learned (NVIDIA
+#: counts integer thread instructions incl. address arithmetic, the IR count does not)
+DIRECT = {"flops_sp": "c_sp", "flops_dp": "c_dp", "flops_hp": "c_hp", "dram_bytes": "c_dram"}
+_USE_DIRECT = {"on": True}
+
+
+def use_direct_counts(on: bool) -> None:
+    """Whether counted FLOPs/DRAM bytes replace the learned ones where present (default on)."""
+    _USE_DIRECT["on"] = on
+
+
+def _with_direct(X: pd.DataFrame, out: dict[str, np.ndarray]) -> pd.DataFrame:
+    df = pd.DataFrame(out, index=X.index)
+    if not _USE_DIRECT["on"] or "c_has" not in X:
+        return df
+    has = (X["c_has"].to_numpy(float) == 1.0)
+    for t, c in DIRECT.items():
+        v = X[c].to_numpy(float)
+        ok = has & np.isfinite(v)
+        df.loc[ok, t] = _counts(v[ok])
+    return df
 MODEL_FILE = "hecbench-counts.npz"
 TABLE_FILE = "hecbench-features.parquet"
 
@@ -78,7 +103,7 @@ class CountModel:
             raise NotFittedError("CountModel.predict called before fit")
         Xn = X[FEATURES].to_numpy(float)
         out = {t: _counts(self.models_[t].predict(Xn)) for t in TARGETS}
-        return pd.DataFrame(out, index=X.index)
+        return _with_direct(X, out)
 
     def export(self) -> ExportedCountModel:
         """The same model as numpy trees (no scikit-learn needed to predict)."""
@@ -96,7 +121,7 @@ class ExportedCountModel:
     def predict(self, X: pd.DataFrame) -> pd.DataFrame:
         Xn = X[self.features].to_numpy(float)
         out = {t: _counts(self.ensembles[t].predict(Xn)) for t in TARGETS}
-        return pd.DataFrame(out, index=X.index)
+        return _with_direct(X, out)
 
     def to_bytes(self) -> bytes:
         return save_ensembles(self.ensembles, self.features)
@@ -117,8 +142,19 @@ def features_frame(launch_rows: pd.DataFrame, gpus: list[GPU]) -> pd.DataFrame:
     recs = [{str(k): float(v) for k, v in r.items() if isinstance(v, int | float)}
             for r in launch_rows.to_dict("records")]
     g = [gpu_features(gpu, row) for gpu, row in zip(gpus, recs, strict=True)]
-    return pd.concat([launch_rows.reset_index(drop=True),
-                      pd.DataFrame(g, columns=GPU_COLUMNS)], axis=1)
+    base = launch_rows.reset_index(drop=True)
+    for c in COUNTED_COLUMNS:
+        if c not in base:
+            base[c] = float("nan")
+    gf = pd.DataFrame(g, columns=GPU_COLUMNS)
+    gc = pd.DataFrame({
+        "gc_t_mem": base["c_dram"].to_numpy(float) - gf["g_bw"].to_numpy(float),
+        "gc_t_sp": base["c_sp"].to_numpy(float) - gf["g_sp"].to_numpy(float),
+        "gc_t_dp": base["c_dp"].to_numpy(float) - gf["g_dp"].to_numpy(float),
+        "gc_t_int": base["c_int"].to_numpy(float) - gf["g_int"].to_numpy(float),
+        "gc_bytes_over_l2": base["c_dram"].to_numpy(float) - gf["g_l2"].to_numpy(float),
+    })
+    return pd.concat([base, gf, gc], axis=1)
 
 
 def _models_dir() -> Any:
@@ -171,31 +207,43 @@ def _confidence(counts: Counts, gpu: GPU) -> float | None:
 
 
 class LearnedPredictor(Predictor):
-    """Default predictor: analysed counts corrected by the shipped boosted-tree model."""
+    """Default predictor: analysed counts corrected by the shipped boosted-tree model; with
+    :attr:`counted` (launch records from :func:`ridgeline.predictors.counted.run_counts`)
+    FLOPs and DRAM bytes come from the counts and integer ops and time are learned from them."""
 
     name = "learned"
 
-    def __init__(self, model: CountModel | ExportedCountModel | None = None) -> None:
+    def __init__(self, model: CountModel | ExportedCountModel | None = None,
+                 counted: list[dict[str, Any]] | None = None) -> None:
         self.model = model
+        self.counted = counted
 
     def predict(self, kernel: KernelRef, launch: Launch, gpu: GPU) -> Prediction:
         a = analyze_launch(kernel, launch)
         require_sizes(a)
-        lf = launch_features(a)
-        X = features_frame(pd.DataFrame([lf], columns=LAUNCH_COLUMNS), [gpu])
+        lf: dict[str, float] = dict(launch_features(a))
+        lf.update(counted_features(self.counted, gpu.name))
+        X = features_frame(pd.DataFrame([lf], columns=LAUNCH_COLUMNS + COUNTED_COLUMNS), [gpu])
         model = self.model or shipped_model()
         y = model.predict(X).iloc[0]
         counts = Counts(float(y.flops_sp), float(y.flops_dp), float(y.flops_hp),
                         float(y.int_ops), float(y.dram_bytes))
         notes = list(a.notes)
-        if a.stats.unknown_loops:
+        if a.stats.unknown_loops and not self.counted:
             notes.append(f"{a.stats.unknown_loops} loop(s) with unknown trip counts")
+        if self.counted and _USE_DIRECT["on"]:
+            be = self.counted[0].get("backend", "?")
+            origin = {**a.origin,
+                      "flops": f"counted ({be} CPU execution)",
+                      "dram_bytes": f"counted ({be} CPU execution + L2 model of {gpu.name})",
+                      "int_ops": "learned (from counted IR integer ops)",
+                      "time": "learned (from counts + GPU numbers)"}
+        else:
+            origin = {**a.origin, "counts": "learned (boosted trees over analysed source "
+                      "counts)", "time": "learned"}
         return Prediction.from_counts(
             a.kernel, gpu, counts, self.name, time_s=float(y.time_ns) * 1e-9,
-            confidence=_confidence(counts, gpu),
-            origin={**a.origin, "counts": "learned (boosted trees over analysed source counts)",
-                    "time": "learned"},
-            notes=notes,
+            confidence=_confidence(counts, gpu), origin=origin, notes=notes,
         )
 
 

@@ -45,7 +45,17 @@ def build_table(sources: str | Path, data_dir: str | Path | None = None,
     return merged
 
 
-def with_gpu_features(table: pd.DataFrame) -> pd.DataFrame:
+def with_gpu_features(table: pd.DataFrame, counted: pd.DataFrame | None = None
+                      ) -> pd.DataFrame:
+    """GPU catalog columns added; counted columns (the shipped counted table, or *counted*)
+    attached when the table lacks them."""
+    if "c_has" not in table or counted is not None:
+        from ridgeline.predictors.counted import attach_counted
+
+        err = table["error"].to_numpy() if "error" in table else None
+        table = attach_counted(table, counted)
+        if err is not None:
+            table["error"] = err
     gpus = [get_gpu(g) for g in table["gpu"]]
     launch_cols = [c for c in table.columns if c not in ("error",)]
     base = table[launch_cols].reset_index(drop=True)

@@ -1,0 +1,216 @@
+"""Counted numbers (CPU execution with instrumentation, :mod:`ridgeline.counting`) as
+predictor inputs.
+
+Two uses:
+- a derived table of counted numbers for HeCBench rows, built from the counting results
+  (JSON lines, one per program run) and matched to rows on source, arguments and kernel name;
+  it ships in ``ridgeline/models`` (numbers only) and feeds :data:`COUNTED_COLUMNS`;
+- ``ridgeline predict --count``: run :func:`ridgeline.counting.count_run` on the program
+  (cached on disk) and turn its first launch into the same feature columns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+from collections.abc import Iterable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["COUNTED_COLUMNS", "COUNTED_FILE", "match_kernel", "build_counted_table",
+           "counted_features", "attach_counted", "launch_record_features", "run_counts",
+           "load_counted_table"]
+
+COUNTED_FILE = "hecbench-counted.csv"
+
+#: log10(1 + x) of counted quantities; NaN where the row has no counts
+COUNTED_COLUMNS = ["c_has", "c_sp", "c_dp", "c_hp", "c_int", "c_arith", "c_logic", "c_cmp",
+                   "c_gep", "c_conv", "c_select", "c_load_b", "c_store_b", "c_loads",
+                   "c_stores", "c_shared", "c_atomics", "c_dram", "c_ai_sp", "c_ai_dp",
+                   "c_ai_int"]
+_KEYS = ["source", "exe_args", "kernel", "gpu"]
+_OMP_PREFIX = re.compile(r"^__omp_offloading_[0-9a-f]+_[0-9a-f]+_")
+
+
+def _lg(x: Any) -> float:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return float("nan")
+    return math.log10(1.0 + max(v, 0.0)) if math.isfinite(v) else float("nan")
+
+
+def match_kernel(name: str, counted: Iterable[str], model_type: str) -> str | None:
+    """The counted kernel a data row's kernel name refers to, or None (absent or ambiguous).
+
+    CUDA names match exactly. OpenMP rows carry either the full offloading symbol (device
+    and file ids differ between builds, so they are dropped) or a truncated tail of the
+    mangled region name (``Pf_l269`` for ``_Z9compute_fiPKfS0_Pf_l269``): a counted name
+    matches when it ends with that tail; several matches (template instantiations) are
+    ambiguous and left out."""
+    names = list(dict.fromkeys(counted))
+    if model_type != "omp":
+        return name if name in names else None
+    short = _OMP_PREFIX.sub("", name)
+    if short in names:
+        return short
+    hits = [n for n in names if n.endswith(short)]
+    return hits[0] if len(hits) == 1 else None
+
+
+def launch_record_features(rec: dict[str, Any], gpu: str | None) -> dict[str, float]:
+    """Feature columns of one counted launch record (LaunchCount.to_dict()) for *gpu*."""
+    det = rec.get("int_detail") or {}
+    by_gpu = rec.get("dram_bytes_by_gpu") or {}
+    dram = by_gpu.get(gpu) if gpu else None
+    if dram is None:
+        dram = rec.get("dram_bytes")
+    f = {
+        "c_has": 1.0, "c_sp": _lg(rec.get("flops_sp")), "c_dp": _lg(rec.get("flops_dp")),
+        "c_hp": _lg(rec.get("flops_hp")), "c_int": _lg(rec.get("int_ops")),
+        "c_arith": _lg(det.get("int_arith", 0)), "c_logic": _lg(det.get("int_logic", 0)),
+        "c_cmp": _lg(det.get("int_cmp", 0)), "c_gep": _lg(det.get("int_gep", 0)),
+        "c_conv": _lg(det.get("int_conv", 0)), "c_select": _lg(det.get("select", 0)),
+        "c_load_b": _lg(rec.get("global_load_bytes")),
+        "c_store_b": _lg(rec.get("global_store_bytes")),
+        "c_loads": _lg(rec.get("global_loads")), "c_stores": _lg(rec.get("global_stores")),
+        "c_shared": _lg(rec.get("shared_accesses")), "c_atomics": _lg(rec.get("atomics")),
+        "c_dram": _lg(dram),
+    }
+    for p, col in (("sp", "c_ai_sp"), ("dp", "c_ai_dp"), ("int", "c_ai_int")):
+        f[col] = f[{"sp": "c_sp", "dp": "c_dp", "int": "c_int"}[p]] - f["c_dram"]
+    return f
+
+
+def _usable(launches: list[dict[str, Any]], kernel: str) -> dict[str, Any] | None:
+    """The first counted launch of *kernel* (first variant), unless its counts are partial."""
+    mine = [x for x in launches if x.get("kernel") == kernel]
+    if not mine:
+        return None
+    mine.sort(key=lambda x: (x.get("variant", 0), x.get("launch", 0)))
+    rec = mine[0]
+    if rec.get("spmd_partial"):
+        return None
+    return rec
+
+
+def build_counted_table(results: Iterable[Path], rows: pd.DataFrame) -> pd.DataFrame:
+    """Counted feature columns for every (source, exe_args, kernel, gpu) of *rows* that a
+    counting result covers. *results* are JSON-lines files with one record per program run
+    (``source``, ``args``, ``launches`` or ``error``)."""
+    runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for path in results:
+        for line in Path(path).read_text().splitlines():
+            if not line.strip():
+                continue
+            r = json.loads(line)
+            if r.get("launches"):
+                runs[(r["source"], (r.get("args") or "").strip())] = r["launches"]
+    out = []
+    uniq = rows[["source", "exe_args", "kernel", "model_type", "gpu"]].astype(str)
+    for source, exe_args, kernel, model_type, gpu in uniq.drop_duplicates().itertuples(
+            index=False):
+        launches = runs.get((str(source), str(exe_args).strip()))
+        if not launches:
+            continue
+        k = match_kernel(str(kernel), [x["kernel"] for x in launches], str(model_type))
+        rec = _usable(launches, k) if k else None
+        if rec is None:
+            continue
+        out.append({"source": source, "exe_args": exe_args, "kernel": kernel,
+                    "gpu": gpu, "counted_kernel": k, "backend": rec.get("backend", ""),
+                    **launch_record_features(rec, str(gpu))})
+    return pd.DataFrame(out, columns=_KEYS + ["counted_kernel", "backend"] + COUNTED_COLUMNS)
+
+
+def load_counted_table() -> pd.DataFrame:
+    """The shipped counted table (empty when absent)."""
+    p = resources.files("ridgeline").joinpath("models", COUNTED_FILE)
+    try:
+        with p.open("r") as fh:
+            return pd.read_csv(fh, dtype={"exe_args": str}, keep_default_na=False,
+                               na_values=[""])
+    except (FileNotFoundError, OSError):
+        return pd.DataFrame(columns=_KEYS + COUNTED_COLUMNS)
+
+
+def attach_counted(table: pd.DataFrame, counted: pd.DataFrame | None = None) -> pd.DataFrame:
+    """*table* with :data:`COUNTED_COLUMNS` filled from *counted* (default: the shipped
+    counted table) where source, exe_args, kernel and gpu match; NaN elsewhere."""
+    if counted is None:
+        counted = load_counted_table()
+    base = table.drop(columns=[c for c in COUNTED_COLUMNS if c in table]).reset_index(drop=True)
+    if len(counted) == 0:
+        for name in COUNTED_COLUMNS:
+            base[name] = float("nan")
+        return base
+    cnt = counted[_KEYS + COUNTED_COLUMNS].copy()
+    cnt["exe_args"] = cnt["exe_args"].fillna("").astype(str)
+    cnt = cnt.drop_duplicates(_KEYS)
+    left = base[_KEYS].copy()
+    left["exe_args"] = left["exe_args"].fillna("")
+    left = left.astype(str)
+    merged = left.merge(cnt, on=_KEYS, how="left")
+    for name in COUNTED_COLUMNS:
+        base[name] = merged[name].to_numpy(float)
+    return base
+
+
+def counted_features(launches: list[dict[str, Any]] | None, gpu: str) -> dict[str, float]:
+    """Feature columns for a predict call: the first launch's counts, or NaN columns."""
+    if not launches:
+        return {c: float("nan") for c in COUNTED_COLUMNS}
+    rec = sorted(launches, key=lambda x: (x.get("variant", 0), x.get("launch", 0)))[0]
+    return launch_record_features(rec, gpu)
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("RIDGELINE_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "ridgeline")
+    return Path(base) / "counts"
+
+
+def _folder_key(program_dir: Path, args: str, kernel: str, gpus: list[str]) -> str:
+    h = hashlib.sha256()
+    for p in sorted(program_dir.rglob("*")):
+        if p.is_file() and p.stat().st_size < 4 << 20:
+            h.update(str(p.relative_to(program_dir)).encode())
+            h.update(p.read_bytes())
+    h.update(json.dumps([args, kernel, sorted(gpus)]).encode())
+    return h.hexdigest()[:32]
+
+
+def run_counts(program_dir: Path, args: str, kernel: str, gpus: list[str],
+               timeout: float) -> tuple[list[dict[str, Any]], bool]:
+    """Counted launches of *kernel* (records as dicts) and whether they came from the cache.
+    Raises :class:`ridgeline.counting.ProgramRunError` when the program cannot be counted
+    (failures are not cached: a later call with a longer time limit may succeed)."""
+    from ridgeline.counting import count_run
+
+    key = _folder_key(program_dir, args, kernel, gpus)
+    path = _cache_dir() / f"{key}.json"
+    if path.is_file():
+        try:
+            return json.loads(path.read_text()), True
+        except (OSError, ValueError):
+            pass
+    res = count_run(program_dir, args, kernel=kernel, launches=1, gpu=gpus, timeout=timeout)
+    recs = [r.to_dict() for r in res]
+    if kernel.startswith("__omp_offloading_") or not any(r["kernel"] == kernel for r in recs):
+        names = [r["kernel"] for r in recs]
+        k = match_kernel(kernel, names, "omp" if recs and recs[0]["backend"] == "omp"
+                         else "cuda")
+        if k is None and len(set(names)) == 1:
+            k = names[0]
+        recs = [r for r in recs if r["kernel"] == k]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(recs, default=list))
+    tmp.replace(path)
+    return recs, False
