@@ -65,3 +65,11 @@ def test_unknown_backend_suggests() -> None:
     with pytest.raises(UnknownNameError, match="openai"):
         make_backend("m", backend="opnai", env={})
     assert set(BACKENDS.names()) >= {"openai", "azure", "openrouter", "local"}
+
+
+def test_embedded_endpoint_identity_is_stable() -> None:
+    a = make_backend("m", base_url="http://127.0.0.1:1111/v1", env={})
+    b = make_backend("m", base_url="http://127.0.0.1:2222/v1", env={})
+    assert a.endpoint != b.endpoint
+    a.endpoint_id = b.endpoint_id = "embedded:m"
+    assert a.endpoint == b.endpoint == "embedded:m"

@@ -43,6 +43,9 @@ class Backend:
     base_url: str
     api_key: str = field(default="", repr=False)
     http: HttpClient = field(default_factory=HttpClient, repr=False)
+    #: stable identity of the endpoint for the cache key when the URL is not (the embedded
+    #: server listens on a new free port each time)
+    endpoint_id: str = ""
 
     name: ClassVar[str] = "openai"
     key_env: ClassVar[tuple[str, ...]] = ("OPENAI_API_KEY",)
@@ -141,7 +144,7 @@ class Backend:
     @property
     def endpoint(self) -> str:
         """What identifies the endpoint in the cache key (never the key)."""
-        return f"{self.name}:{self.base_url}"
+        return self.endpoint_id or f"{self.name}:{self.base_url}"
 
     def complete(self, messages: list[Message], settings: GenerationSettings) -> Completion:
         resp = self.http.send(self.chat_request(messages, settings))

@@ -34,6 +34,7 @@ def open_backend(
         threads = int(os.environ.get("RIDGELINE_LLM_THREADS", min(2, os.cpu_count() or 1)))
         with EmbeddedServer(n_ctx=n_ctx, threads=threads) as srv:
             b: Backend = LocalBackend.from_env(EMBEDDED_MODEL, srv.base_url, http=http)
+            b.endpoint_id = f"embedded:{EMBEDDED_MODEL}"  # same cache key on any port
             if check:
                 b.check()
             yield b
