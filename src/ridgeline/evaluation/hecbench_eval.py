@@ -116,8 +116,19 @@ def cv_paper_a(table: pd.DataFrame, folds: int = 5, seed: int = 4839) -> dict[st
         maj = pd.Series(pa["label"].iloc[tr]).mode().iloc[0]
         majority += [(i, maj) for i in te]
     maj_pred = [m for _, m in sorted(majority)]
+    has = (pa["c_has"].to_numpy(float) == 1.0) if "c_has" in pa else np.zeros(len(pa), bool)
+    sub = [i for i in range(len(pa)) if has[i]]
+    counted: dict[str, Any] = {"rows": len(sub), "coverage": len(sub) / max(len(pa), 1)}
+    if sub:
+        counted["learned"] = classification([y_true[i] for i in sub], [learned[i] for i in sub])
+        counted["analytic"] = classification([y_true[i] for i in sub],
+                                             [analytic[i] for i in sub])
+        counted["learned_uncounted_rows"] = classification(
+            [y_true[i] for i in range(len(pa)) if not has[i]],
+            [learned[i] for i in range(len(pa)) if not has[i]])
     return {
         "rows": len(pa), "programs": int(pa["program"].nunique()),
+        "counted_rows": counted,
         "skipped_rows": int((table["dataset"] == "paper-a").sum() - len(pa)),
         "split": f"program-grouped {folds}-fold CV (seed {seed})",
         "learned": classification(y_true, learned),
@@ -133,7 +144,7 @@ def _truth(rows: pd.DataFrame) -> pd.DataFrame:
     return rows[["m_" + c for c in _COUNT_COLS]].rename(columns=lambda c: c[2:])
 
 
-def _summ(rows: pd.DataFrame, pred: pd.DataFrame) -> dict[str, Any]:
+def _summ(rows: pd.DataFrame, pred: pd.DataFrame, sub_counted: bool = True) -> dict[str, Any]:
     truth = _classes(_truth(rows), rows["gpu"])
     ok = [t != "" for t in truth]
     learned = _classes(pred, rows["gpu"])
@@ -152,6 +163,12 @@ def _summ(rows: pd.DataFrame, pred: pd.DataFrame) -> dict[str, Any]:
         "time_learned": regression(mt[tm], pred["time_ns"].to_numpy(float)[tm]),
     }
     del keep
+    if "c_has" in rows and sub_counted:
+        has = rows["c_has"].to_numpy(float) == 1.0
+        cr: dict[str, Any] = {"rows": int(has.sum()), "coverage": float(has.mean())}
+        if has.sum() >= 2:
+            cr.update(_summ(rows[has], pred[has], sub_counted=False))
+        out["counted_rows"] = cr
     return out
 
 
@@ -205,7 +222,37 @@ def run(args: argparse.Namespace) -> int:
     print(f"paper-a (RTX 3080, program-grouped CV): learned accuracy "
           f"{pa['learned']['accuracy']:.3f} MCC {pa['learned']['mcc']:.3f}; "
           f"analytic {pa['analytic']['accuracy']:.3f}; majority {pa['majority']['accuracy']:.3f}")
+    _print_summary(pa, prot)
     return 0
+
+
+def _fmt_cls(d: dict[str, Any]) -> str:
+    return f"acc {d['accuracy']:.3f} MCC {d['mcc']:.3f}"
+
+
+def _fmt_time(d: dict[str, Any]) -> str:
+    return (f"median APE {d['median_ape']:.3f} within-2x {d['within_2x']:.3f} "
+            f"MAPE {d['mape']:.3f}")
+
+
+def _print_summary(pa: dict[str, Any], prot: dict[str, Any]) -> None:
+    """Overall figures and the same on the rows with CPU-execution counts (coverage)."""
+    c = pa.get("counted_rows", {})
+    if c.get("rows"):
+        print(f"paper-a rows with counts: {c['rows']}/{pa['rows']} ({c['coverage']:.1%}): "
+              f"learned {_fmt_cls(c['learned'])}; rows without counts: "
+              f"{_fmt_cls(c['learned_uncounted_rows'])}")
+    for name in ("cv", "unseen", "logo"):
+        for g, r in prot.get(name, {}).items():
+            if g.startswith("_") or not isinstance(r, dict) or "class_learned" not in r:
+                continue
+            line = (f"{name} {g}: rows {r['rows']} class {_fmt_cls(r['class_learned'])}; "
+                    f"time {_fmt_time(r['time_learned'])}")
+            cr = r.get("counted_rows")
+            if cr and cr.get("rows"):
+                line += (f" | counted rows {cr['rows']} ({cr['coverage']:.1%}): class "
+                         f"{_fmt_cls(cr['class_learned'])}; time {_fmt_time(cr['time_learned'])}")
+            print(line)
 
 
 def _strip(d: Any) -> Any:

@@ -1,0 +1,98 @@
+"""Counted numbers as predictor inputs: kernel matching, the derived table, predict --count."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ridgeline.cli import main
+from ridgeline.predictors.counted import (
+    COUNTED_COLUMNS,
+    attach_counted,
+    build_counted_table,
+    match_kernel,
+)
+from tests.conftest import require
+
+
+def test_match_kernel_omp_tails_and_prefixes() -> None:
+    names = ["_Z9compute_fiPKfS0_Pf_l269", "_Z9compute_iiPKfS0_Pi_l306", "main_l57",
+             "_Z7runTestIhEiPhS0_ii_l187", "_Z7runTestIjEiPhS0_ii_l187"]
+    assert match_kernel("Pf_l269", names, "omp") == "_Z9compute_fiPKfS0_Pf_l269"
+    assert match_kernel("__omp_offloading_10309_2f04138_main_l57", names, "omp") == "main_l57"
+    assert match_kernel("ii_l187", names, "omp") is None  # two instantiations: ambiguous
+    assert match_kernel("main_l99", names, "omp") is None
+    assert match_kernel("add_kernel", ["add_kernel", "add_kernel_v2"], "cuda") == "add_kernel"
+    assert match_kernel("int>", ["add_kernel"], "cuda") is None
+
+
+def _record(kernel: str, sp: float, dram: dict[str, float], **kw: object) -> dict[str, object]:
+    return {"kernel": kernel, "launch": 0, "backend": "omp", "flops_sp": sp, "flops_dp": 0.0,
+            "flops_hp": 0.0, "int_ops": 1000.0, "global_load_bytes": 800.0,
+            "global_store_bytes": 400.0, "dram_bytes": None, "dram_bytes_by_gpu": dram,
+            "int_detail": {"int_arith": 600.0, "int_gep": 400.0}, **kw}
+
+
+def test_counted_table_matches_rows_and_gpus(tmp_path: Path) -> None:
+    res = tmp_path / "counts.jsonl"
+    lines = [
+        {"source": "foo-omp", "args": "100 2",
+         "launches": [_record("_Z3fooPf_l10", 2e6, {"GeForce RTX 3080": 1e6, "NVIDIA A10": 2e6}),
+                      _record("main_l40", 5.0, {"GeForce RTX 3080": 10.0},
+                              spmd_partial=True)]},
+        {"source": "bar-omp", "args": "", "error": {"cause": "timeout", "detail": "x"}},
+    ]
+    res.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    rows = pd.DataFrame({
+        "source": ["foo-omp", "foo-omp", "foo-omp", "foo-omp", "bar-omp"],
+        "exe_args": ["100 2", "100 2", "7", "100 2", ""],
+        "kernel": ["Pf_l10", "Pf_l10", "Pf_l10", "main_l40", "main_l3"],
+        "model_type": ["omp"] * 5,
+        "gpu": ["GeForce RTX 3080", "NVIDIA A10", "GeForce RTX 3080", "GeForce RTX 3080",
+                "NVIDIA A10"],
+    })
+    t = build_counted_table([res], rows)
+    # other args, partial (SPMD) counts and failed runs are left out
+    assert sorted(t["gpu"]) == ["GeForce RTX 3080", "NVIDIA A10"]
+    got = attach_counted(rows, t)
+    assert list(got["c_has"].fillna(0)) == [1.0, 1.0, 0.0, 0.0, 0.0]
+    np.testing.assert_allclose(got.loc[0, "c_dram"], np.log10(1 + 1e6))
+    np.testing.assert_allclose(got.loc[1, "c_dram"], np.log10(1 + 2e6))
+    np.testing.assert_allclose(got.loc[0, "c_sp"], np.log10(1 + 2e6))
+    assert set(COUNTED_COLUMNS) <= set(got.columns)
+
+
+def test_predict_count_auto_falls_back_and_says_why(
+        stencil_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # a single file is not a program folder: counting is skipped, the learned path answers
+    assert main(["predict", str(stencil_dir / "main.cu"), "--kernel", "stencil", "--gpu",
+                 "a10", "--args", "4096 3", "--count", "auto", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)[0]
+    assert any("counting skipped" in n for n in out["notes"])
+    assert out["origin"]["counts"].startswith("learned")
+
+
+@pytest.mark.slow
+def test_predict_count_always_uses_cpu_execution(
+        omp_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.counting.conftest import _libomp_ok, _toolchain_ok
+
+    require("clang/opt (LLVM >= 15)", _toolchain_ok())
+    require("LLVM libomp (libomp-15-dev)", _libomp_ok())
+    monkeypatch.setenv("RIDGELINE_CACHE", str(tmp_path / "cache"))
+    cmd = ["predict", str(omp_dir), "--kernel", "main_l8", "--gpu", "rtx3080", "--args",
+           "4096", "--count", "always", "--json"]
+    assert main(cmd) == 0
+    out = json.loads(capsys.readouterr().out)[0]
+    assert out["origin"]["flops"] == "counted (omp CPU execution)"
+    assert out["flops_sp"] == pytest.approx(2 * 4096)  # y = 2x + y: one mul, one add
+    assert 3 * 4 * 4096 <= out["dram_bytes"] <= 4 * 4 * 4096  # x, y read, y written
+    assert main(cmd) == 0
+    again = json.loads(capsys.readouterr().out)[0]
+    assert any("(cached)" in n for n in again["notes"])
+    assert again["flops_sp"] == out["flops_sp"]
