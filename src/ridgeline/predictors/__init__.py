@@ -1,13 +1,27 @@
 """Predictors behind one interface, and their registry."""
 
 from ridgeline.predictors.base import (
+    PREDICTOR_MODULES,
     PREDICTORS,
     Dim3,
     KernelRef,
     Launch,
     Prediction,
     Predictor,
+    get_predictor,
+    load_predictors,
     parse_dim3,
 )
 
-__all__ = ["PREDICTORS", "Dim3", "KernelRef", "Launch", "Prediction", "Predictor", "parse_dim3"]
+__all__ = [
+    "PREDICTORS",
+    "PREDICTOR_MODULES",
+    "Dim3",
+    "KernelRef",
+    "Launch",
+    "Prediction",
+    "Predictor",
+    "get_predictor",
+    "load_predictors",
+    "parse_dim3",
+]

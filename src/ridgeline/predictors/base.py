@@ -20,6 +20,9 @@ __all__ = [
     "Prediction",
     "Predictor",
     "PREDICTORS",
+    "PREDICTOR_MODULES",
+    "load_predictors",
+    "get_predictor",
 ]
 
 Dim3 = tuple[int, int, int]
@@ -158,3 +161,31 @@ class Predictor(abc.ABC):
 
 #: predictors by name; implementations add themselves: ``PREDICTORS.add("name", Class)``
 PREDICTORS: Registry[type[Predictor]] = Registry("predictor")
+
+
+#: modules that register predictors; imported on demand (their heavy dependencies stay lazy)
+PREDICTOR_MODULES = (
+    "ridgeline.predictors.learned",
+    "ridgeline.predictors.analytic",
+    "ridgeline.predictors.llm_classifier",
+    "ridgeline.predictors.gbm_regressor",
+    "ridgeline.predictors.llm_regressor",
+)
+
+
+def load_predictors() -> Registry[type[Predictor]]:
+    """The registry with every predictor module imported (a module whose optional
+    dependencies are missing is left out; asking for it then names what exists)."""
+    import importlib
+
+    for mod in PREDICTOR_MODULES:
+        try:
+            importlib.import_module(mod)
+        except ImportError:
+            continue
+    return PREDICTORS
+
+
+def get_predictor(name: str, **params: Any) -> Predictor:
+    """A predictor instance by registered name."""
+    return load_predictors().get(name)(**params)
