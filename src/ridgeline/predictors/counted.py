@@ -176,10 +176,16 @@ def _cache_dir() -> Path:
     return Path(base) / "counts"
 
 
+_SRC_SUFFIXES = {".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh", ".h", ".hh", ".hpp", ".inc",
+                 ".cl"}
+
+
 def _folder_key(program_dir: Path, args: str, kernel: str, gpus: list[str]) -> str:
     h = hashlib.sha256()
     for p in sorted(program_dir.rglob("*")):
-        if p.is_file() and p.stat().st_size < 4 << 20:
+        # sources only: a run may write outputs into the folder
+        if (p.is_file() and p.suffix.lower() in _SRC_SUFFIXES
+                and p.stat().st_size < 4 << 20):
             h.update(str(p.relative_to(program_dir)).encode())
             h.update(p.read_bytes())
     h.update(json.dumps([args, kernel, sorted(gpus)]).encode())
