@@ -86,6 +86,8 @@ class CountModel:
         if len(X) < 20:
             raise SchemaError(f"training table has {len(X)} rows; need at least 20")
         Xn = X[FEATURES].to_numpy(float)
+        # a column with no values at all (e.g. no counted rows) cannot be binned: constant
+        Xn[:, np.isnan(Xn).all(axis=0)] = 0.0
         self.models_: dict[str, Any] = {}
         for t in TARGETS:
             y = np.log10(1.0 + np.clip(Y[t].to_numpy(float), 0, None))
