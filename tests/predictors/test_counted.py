@@ -96,3 +96,19 @@ def test_predict_count_always_uses_cpu_execution(
     again = json.loads(capsys.readouterr().out)[0]
     assert any("(cached)" in n for n in again["notes"])
     assert again["flops_sp"] == out["flops_sp"]
+
+
+def test_model_fits_without_any_counted_rows() -> None:
+    from importlib import resources
+
+    from ridgeline.predictors.learned import FEATURES, TABLE_FILE, TARGETS, CountModel
+    from ridgeline.predictors.training import with_gpu_features
+
+    with resources.files("ridgeline").joinpath("models", TABLE_FILE).open("rb") as fh:
+        t = pd.read_parquet(fh)
+    t = t[(t["dataset"] == "hecbench") & (t["error"].fillna("") == "")].head(200)
+    empty = pd.DataFrame(columns=["source", "exe_args", "kernel", "gpu", *COUNTED_COLUMNS])
+    x = with_gpu_features(t, empty)
+    assert x["c_has"].isna().all()
+    m = CountModel(max_iter=10).fit(x[FEATURES], t[TARGETS].reset_index(drop=True))
+    assert (m.predict(x)["time_ns"] > 0).all()
