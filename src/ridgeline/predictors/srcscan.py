@@ -13,6 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ridgeline.errors import InputFileError, KernelNotFoundError, SourceError
+from ridgeline.sources._text import split_top_level as split_top
 
 __all__ = [
     "SOURCE_SUFFIXES",
@@ -77,26 +78,6 @@ def match_paren(text: str, start: int, open_: str = "(", close: str = ")") -> in
                 return i + 1
     return -1
 
-
-def split_top(text: str, sep: str = ",") -> list[str]:
-    """Split at *sep* outside brackets and template angle brackets."""
-    parts: list[str] = []
-    cur: list[str] = []
-    depth = 0
-    for ch in text:
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        if ch == sep and depth == 0:
-            parts.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    last = "".join(cur).strip()
-    if last or parts:
-        parts.append(last)
-    return parts
 
 
 @dataclass(frozen=True)
