@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from ridgeline.sources._text import split_top_level
+
 __all__ = ["rewrite_cuda", "unsupported_features", "launch_names"]
 
 _UNSUPPORTED = [
@@ -70,24 +72,6 @@ def _kernel_expr_start(text: str, pos: int) -> int:
     return i + 1
 
 
-def _split_config(cfg: str) -> list[str]:
-    out: list[str] = []
-    cur: list[str] = []
-    depth = 0
-    for ch in cfg:
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    out.append("".join(cur).strip())
-    return out
-
-
 def _base_name(expr: str) -> str:
     expr = re.sub(r"<.*>$", "", expr.strip(), flags=re.S).strip()
     return expr.split("::")[-1]
@@ -144,7 +128,7 @@ def rewrite_cuda(text: str) -> tuple[str, list[str]]:
             out.append(text[pos : i + 3])
             pos = i + 3
             continue
-        cfg = _split_config(text[i + 3 : j])
+        cfg = split_top_level(text[i + 3 : j])
         args = text[j + 3 : end].strip()
         names.append(name)
         out.append(text[pos:start])
