@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -37,8 +39,44 @@ def test_kernel_filter(libomp: None, programs: Path) -> None:
     assert [r.kernel.startswith("main_l") for r in recs] == [True]
 
 
-def test_spmd_region_flagged(libomp: None, programs: Path) -> None:
-    # work split by omp_get_team_num/omp_get_thread_num: one host thread does only its share
+def test_spmd_region_runs_every_team_and_thread(libomp: None, programs: Path) -> None:
+    # work split by omp_get_team_num/omp_get_thread_num under num_teams(4) thread_limit(64):
+    # the runtime runs the 4 x 64 (team, thread) ids the offload launch has
     (r,) = count_run(programs / "spmd-omp", "")
-    assert r.spmd_partial
-    assert r.flops_sp < 256
+    assert not r.spmd_partial
+    assert r.flops_sp == 256
+    assert r.blocks_total == 4 and r.grid == (4, 1, 1) and r.block == (64, 1, 1)
+
+
+def test_teams_barriers_schedules_reduction(libomp: None, programs: Path, tmp_path: Path
+                                            ) -> None:
+    n = 4096
+    recs = {r.kernel.split("_l")[-1]: r for r in
+            count_run(programs / "teams-omp", str(n), gpu="rtx3080", workdir=tmp_path)}
+    assert sorted(recs) == ["17", "35", "41"], list(recs)
+    red, axpy, dot = recs["17"], recs["35"], recs["41"]
+    # 64 teams x 64 threads, tree reduction in team-shared memory: 32+16+...+1 adds per team
+    assert red.flops_sp == (n // 64) * 63
+    assert red.global_load_bytes == 4 * n and red.global_store_bytes == 4 * (n // 64)
+    assert red.blocks_total == n // 64
+    # dynamic schedule over 8 x 32 emulated threads: every iteration exactly once
+    assert axpy.flops_sp == 2 * n and axpy.global_store_bytes == 4 * n
+    # reduction: n adds plus one combine per thread and per team
+    assert n <= dot.flops_dp <= n + 4 * 16 + 4
+    assert dot.global_load_bytes == 4 * n
+    # the emulated launch computes what the GPU would: the program's own checks pass
+    exe = next(tmp_path.glob("*/build/prog"))
+    out = subprocess.run([str(exe), str(n)], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "RL_OUT": str(tmp_path / "x.jsonl"),
+                              "RL_SKIP_AFTER": "0", "OMP_NUM_THREADS": "1"})
+    assert out.stdout.startswith("OK"), out.stdout + out.stderr
+
+
+def test_many_teams_sampled(libomp: None, programs: Path) -> None:
+    n = 1 << 20  # 16384 teams x 64 threads > 2^18 threads: 8 teams counted, extrapolated
+    red = next(r for r in count_run(programs / "teams-omp", str(n), kernel="_l17",
+                                    launches=1))
+    assert red.blocks_total == n // 64 and red.blocks_counted == 8
+    assert red.homogeneous
+    assert red.flops_sp == pytest.approx((n // 64) * 63, rel=1e-9)
+    assert red.global_load_bytes == pytest.approx(4 * n, rel=1e-9)

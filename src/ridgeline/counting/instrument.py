@@ -40,6 +40,12 @@ _INTOP = re.compile(
     r"(?:(?:nuw|nsw|exact)\s+)*(<(\d+) x (i\d+)>|i\d+)")
 _CALL = re.compile(r"\bcall\b.*?@(\"[^\"]+\"|[\w.$]+)\(")
 _VEC = re.compile(r"^<(\d+) x (\w+)>$")
+_OMP_EMULATED = re.compile(
+    r"@((?:__kmpc_(?:fork_call|fork_teams|push_num_teams|push_num_threads|barrier"
+    r"|for_static_init_(?:4u|4|8u|8)|for_static_fini|dispatch_init_(?:4u|4|8u|8)"
+    r"|dispatch_next_(?:4u|4|8u|8)|reduce_nowait|end_reduce_nowait|reduce|end_reduce"
+    r"|critical_with_hint|critical|end_critical|single|end_single|master|end_master"
+    r"|masked|end_masked))|omp_get_(?:team_num|thread_num|num_teams|num_threads))\(")
 
 
 @dataclass
@@ -172,6 +178,11 @@ def _static_ops(line: str, hist: dict[str, float]) -> None:
         _add(hist, "fp_conv", 1)
 
 
+def _omp_rename(m: re.Match[str]) -> str:
+    """``@__kmpc_barrier(`` -> ``@__rl_kmpc_barrier(``, ``@omp_get_x(`` -> ``@__rl_omp_get_x(``"""
+    return "@__rl_" + m.group(1).removeprefix("__") + "("
+
+
 def _mem_hook(line: str) -> str | None:
     """The runtime call to insert before a memory instruction (None if not one)."""
     s = line.strip()
@@ -264,11 +275,10 @@ def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("
         out.append("}")
         i = j + 1
     if omp:
-        out = [re.sub(r"call (.*)@omp_get_(team_num|thread_num|num_teams|num_threads)\(",
-                      r"call \1@__rl_omp_get_\2(", ln) if "@omp_get_" in ln else ln
-               for ln in out]
-        out += [f"declare i32 @__rl_omp_get_{q}()" for q in
-                ("team_num", "thread_num", "num_teams", "num_threads")]
+        # the runtime's emulation of the offload launch (rl_omp.c) stands in for libomp's
+        # teams/parallel/worksharing entry points and the team/thread queries
+        out = [_OMP_EMULATED.sub(_omp_rename, ln) if ("@__kmpc_" in ln or "@omp_get_" in ln)
+               else ln for ln in out]
     out.append("declare void @__rl_ld(ptr, i64)")
     out.append("declare void @__rl_st(ptr, i64)")
     out.append("declare void @__rl_atom(ptr, i64)")

@@ -18,7 +18,8 @@ extern const uint64_t __rl_nbb;
 /* ---- state ---------------------------------------------------------------------------- */
 int __rl_on;                 /* memory hooks record only while set */
 static int rl_in_kernel;
-int __rl_spmd_flag; /* set by rl_omp.c when a region asks for its team/thread number */
+int __rl_spmd_flag; /* launch known to cover only part of its threads (none set it now) */
+int __rl_omp_active; /* inside an OpenMP target region (rl_omp.c emulates its teams) */
 int __rl_in_kernel_now(void) { return rl_in_kernel; }
 static uintptr_t rl_stack_lo, rl_stack_hi; /* current thread or fiber stack: local memory */
 static uintptr_t rl_shared_lo, rl_shared_hi;
@@ -192,6 +193,7 @@ void __rl_count_extra(int prec, uint64_t flops, uint64_t intops) {
 void __rl_set_stack(uintptr_t lo, uintptr_t hi) { rl_stack_lo = lo; rl_stack_hi = hi; }
 void __rl_set_shared(uintptr_t lo, uintptr_t hi) { rl_shared_lo = lo; rl_shared_hi = hi; }
 void __rl_set_regs(uintptr_t lo, uintptr_t hi) { rl_regs_lo = lo; rl_regs_hi = hi; }
+void __rl_reset_stack(void) { rl_stack_lo = rl_main_lo; rl_stack_hi = rl_main_hi; }
 
 static void main_stack(void) {
   pthread_attr_t at;
@@ -316,6 +318,13 @@ void __rl_window_end_w(double w) {
 
 void __rl_window_end(void) { __rl_window_end_w(1.0); }
 
+/* a window that is not one block/team (code of an OpenMP region around its teams): counted,
+ * but left out of the per-block work list that judges homogeneity */
+void __rl_window_end_nw(double w) {
+  __rl_window_end_w(w);
+  nblock_work--;
+}
+
 void __rl_blocks(uint64_t total, uint64_t counted) { blocks_total = total; blocks_counted = counted; }
 
 static void emit(void) {
@@ -373,11 +382,13 @@ void __rl_kend(void) {
 int __rl_omp_begin(const char *name) {
   int r = __rl_kbegin(name);
   if (r == 0) __rl_window_begin();
+  if (r != 2) __rl_omp_active = 1;
   return r == 2;
 }
 
 void __rl_omp_end(void) {
+  __rl_omp_active = 0;
   if (!rl_in_kernel) return;
-  __rl_window_end();
+  __rl_window_end_nw(1.0);
   __rl_kend();
 }

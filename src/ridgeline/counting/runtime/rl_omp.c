@@ -1,12 +1,534 @@
-/* OpenMP builds only: calls of the team/thread queries inside a target region mark the
- * launch as SPMD-style (work split by omp_get_team_num/omp_get_thread_num): on the host the
- * region runs as one team of one thread, so its counts cover only that thread's share. */
+/* ridgeline counting runtime, OpenMP builds: emulation of the offload launch structure.
+ *
+ * On the host a target region runs its teams and parallel constructs through libomp, which
+ * here gives one team of one thread: regions written CUDA-style (work split by
+ * omp_get_team_num()/omp_get_thread_num() under num_teams(N) thread_limit(T)) then do only
+ * one thread's share.  The instrumented IR calls the __rl_kmpc_* / __rl_omp_get_* entry
+ * points below instead of libomp's; inside a target region they run the region the way the
+ * offload launch would: every team in turn (num_teams, default 1), and in each parallel
+ * construct every thread (num_threads, else thread_limit, default 1) as a fiber on one OS
+ * thread, switching at barriers.  Worksharing loops (static and dynamic schedules, distribute)
+ * get each emulated thread's static share; reductions combine sequentially; single/master
+ * run on thread 0.  Outside target regions every entry point forwards to libomp.
+ *
+ * Counted launches with many teams are sampled like CUDA grids (first, middle, last and
+ * random teams, RL_SAMPLE_BLOCKS, when teams x threads > RL_FULL_THREADS): the other teams
+ * still run, uncounted. */
+#define _GNU_SOURCE
 #include <omp.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
 
-extern int __rl_spmd_flag;
+typedef struct ident ident_t;
+typedef void (*micro_t)(int *, int *, ...);
+
+extern int __rl_omp_active, __rl_on;
 extern int __rl_in_kernel_now(void);
+extern void __rl_window_begin(void);
+extern void __rl_window_end_w(double w);
+extern void __rl_window_end_nw(double w);
+extern void __rl_blocks(uint64_t total, uint64_t counted);
+extern void __rl_launch_shape(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+extern void __rl_set_stack(uintptr_t lo, uintptr_t hi);
+extern void __rl_reset_stack(void);
 
-int __rl_omp_get_team_num(void) { if (__rl_in_kernel_now()) __rl_spmd_flag = 1; return omp_get_team_num(); }
-int __rl_omp_get_thread_num(void) { if (__rl_in_kernel_now()) __rl_spmd_flag = 1; return omp_get_thread_num(); }
-int __rl_omp_get_num_teams(void) { if (__rl_in_kernel_now()) __rl_spmd_flag = 1; return omp_get_num_teams(); }
-int __rl_omp_get_num_threads(void) { if (__rl_in_kernel_now()) __rl_spmd_flag = 1; return omp_get_num_threads(); }
+/* libomp entry points forwarded to outside target regions */
+extern void __kmpc_fork_call(ident_t *, int, micro_t, ...);
+extern void __kmpc_fork_teams(ident_t *, int, micro_t, ...);
+extern void __kmpc_push_num_teams(ident_t *, int, int, int);
+extern void __kmpc_push_num_threads(ident_t *, int, int);
+extern void __kmpc_barrier(ident_t *, int);
+extern void __kmpc_for_static_init_4(ident_t *, int, int, int *, int32_t *, int32_t *,
+                                     int32_t *, int32_t, int32_t);
+extern void __kmpc_for_static_init_4u(ident_t *, int, int, int *, uint32_t *, uint32_t *,
+                                      int32_t *, int32_t, int32_t);
+extern void __kmpc_for_static_init_8(ident_t *, int, int, int *, int64_t *, int64_t *,
+                                     int64_t *, int64_t, int64_t);
+extern void __kmpc_for_static_init_8u(ident_t *, int, int, int *, uint64_t *, uint64_t *,
+                                      int64_t *, int64_t, int64_t);
+extern void __kmpc_for_static_fini(ident_t *, int);
+extern void __kmpc_dispatch_init_4(ident_t *, int, int, int32_t, int32_t, int32_t, int32_t);
+extern void __kmpc_dispatch_init_4u(ident_t *, int, int, uint32_t, uint32_t, int32_t,
+                                    int32_t);
+extern void __kmpc_dispatch_init_8(ident_t *, int, int, int64_t, int64_t, int64_t, int64_t);
+extern void __kmpc_dispatch_init_8u(ident_t *, int, int, uint64_t, uint64_t, int64_t,
+                                    int64_t);
+extern int __kmpc_dispatch_next_4(ident_t *, int, int *, int32_t *, int32_t *, int32_t *);
+extern int __kmpc_dispatch_next_4u(ident_t *, int, int *, uint32_t *, uint32_t *, int32_t *);
+extern int __kmpc_dispatch_next_8(ident_t *, int, int *, int64_t *, int64_t *, int64_t *);
+extern int __kmpc_dispatch_next_8u(ident_t *, int, int *, uint64_t *, uint64_t *, int64_t *);
+extern int __kmpc_reduce_nowait(ident_t *, int, int, size_t, void *, void (*)(void *, void *),
+                                void *);
+extern void __kmpc_end_reduce_nowait(ident_t *, int, void *);
+extern int __kmpc_reduce(ident_t *, int, int, size_t, void *, void (*)(void *, void *), void *);
+extern void __kmpc_end_reduce(ident_t *, int, void *);
+extern void __kmpc_critical(ident_t *, int, void *);
+extern void __kmpc_end_critical(ident_t *, int, void *);
+extern void __kmpc_critical_with_hint(ident_t *, int, void *, uint32_t);
+extern int __kmpc_single(ident_t *, int);
+extern void __kmpc_end_single(ident_t *, int);
+extern int __kmpc_master(ident_t *, int);
+extern void __kmpc_end_master(ident_t *, int);
+extern int __kmpc_masked(ident_t *, int, int);
+extern void __kmpc_end_masked(ident_t *, int);
+
+#define MAXARGS 32
+#define MAXTHREADS 1024
+#define STACK (256 * 1024)
+
+static int push_teams, push_limit, push_threads; /* pending clauses */
+static int em_team, em_nteams = 1, em_limit;     /* current team */
+static int em_tid = -1, em_nthreads = 1;         /* current thread (-1: not in parallel) */
+static int in_teams, in_parallel;
+
+static void invoke(micro_t fn, int *gtid, int *btid, int argc, void **a) {
+  switch (argc) {
+  case 0: fn(gtid, btid); break;
+  case 1: fn(gtid, btid, a[0]); break;
+  case 2: fn(gtid, btid, a[0], a[1]); break;
+  case 3: fn(gtid, btid, a[0], a[1], a[2]); break;
+  case 4: fn(gtid, btid, a[0], a[1], a[2], a[3]); break;
+  case 5: fn(gtid, btid, a[0], a[1], a[2], a[3], a[4]); break;
+  case 6: fn(gtid, btid, a[0], a[1], a[2], a[3], a[4], a[5]); break;
+  case 7: fn(gtid, btid, a[0], a[1], a[2], a[3], a[4], a[5], a[6]); break;
+  case 8: fn(gtid, btid, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]); break;
+  default: {
+    /* more arguments: pass all MAXARGS slots (extra ones are ignored by the callee) */
+    fn(gtid, btid, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11],
+       a[12], a[13], a[14], a[15], a[16], a[17], a[18], a[19], a[20], a[21], a[22], a[23],
+       a[24], a[25], a[26], a[27], a[28], a[29], a[30], a[31]);
+  }
+  }
+}
+
+typedef void (*fork_t)(ident_t *, int, micro_t, ...);
+static void forward_fork(fork_t f, ident_t *loc, int argc, micro_t fn, void **a) {
+  switch (argc) {
+  case 0: f(loc, argc, fn); break;
+  case 1: f(loc, argc, fn, a[0]); break;
+  case 2: f(loc, argc, fn, a[0], a[1]); break;
+  case 3: f(loc, argc, fn, a[0], a[1], a[2]); break;
+  case 4: f(loc, argc, fn, a[0], a[1], a[2], a[3]); break;
+  case 5: f(loc, argc, fn, a[0], a[1], a[2], a[3], a[4]); break;
+  case 6: f(loc, argc, fn, a[0], a[1], a[2], a[3], a[4], a[5]); break;
+  case 7: f(loc, argc, fn, a[0], a[1], a[2], a[3], a[4], a[5], a[6]); break;
+  case 8: f(loc, argc, fn, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]); break;
+  default:
+    fprintf(stderr, "rl: OpenMP fork with %d arguments outside a target region\n", argc);
+    exit(4);
+  }
+}
+
+#define COLLECT(argc, a)                                                                    \
+  void *a[MAXARGS] = {0};                                                                   \
+  if ((argc) > MAXARGS) {                                                                   \
+    fprintf(stderr, "rl: OpenMP region with %d arguments (at most %d)\n", argc, MAXARGS);  \
+    exit(4);                                                                                \
+  }                                                                                         \
+  {                                                                                         \
+    va_list ap;                                                                             \
+    va_start(ap, fn);                                                                       \
+    for (int i_ = 0; i_ < (argc); i_++) a[i_] = va_arg(ap, void *);                         \
+    va_end(ap);                                                                             \
+  }
+
+/* ---- threads of a parallel construct as fibers ----------------------------------------- */
+enum { RUN, WAIT, DONE };
+typedef struct { ucontext_t ctx; jmp_buf jb; char *stack; int st, started; } fiber;
+static fiber *fibers;
+static int nfibers, yields, as_fiber;
+static jmp_buf sched_jb;
+static micro_t par_fn;
+static void **par_args;
+static int par_argc, par_gtid;
+/* microtasks that waited at a barrier: they always run as fibers */
+static micro_t fiber_fns[256];
+static int nfiber_fns;
+
+static void trampoline(void) {
+  int bt = em_tid, gt = par_gtid; /* on the fiber's stack: not global memory */
+  invoke(par_fn, &gt, &bt, par_argc, par_args);
+  fibers[em_tid].st = DONE;
+  _longjmp(sched_jb, 1);
+}
+
+static void ensure_fibers(int n) {
+  if (n <= nfibers) return;
+  fibers = realloc(fibers, (size_t)n * sizeof *fibers);
+  for (int i = nfibers; i < n; i++) {
+    memset(&fibers[i], 0, sizeof fibers[i]);
+    void *m = mmap(NULL, STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+                   MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) { fprintf(stderr, "rl: allocation failed (fiber stacks)\n"); exit(3); }
+    fibers[i].stack = m;
+    getcontext(&fibers[i].ctx);
+  }
+  nfibers = n;
+}
+
+static void switch_to(int t) {
+  em_tid = t;
+  as_fiber = 1;
+  __rl_set_stack((uintptr_t)fibers[t].stack, (uintptr_t)fibers[t].stack + STACK);
+  if (!_setjmp(sched_jb)) {
+    if (!fibers[t].started) {
+      fibers[t].started = 1;
+      setcontext(&fibers[t].ctx);
+    }
+    _longjmp(fibers[t].jb, 1);
+  }
+  as_fiber = 0;
+}
+
+static void run_fibers(int n) {
+  ensure_fibers(n);
+  for (int t = 0; t < n; t++) {
+    fiber *f = &fibers[t];
+    f->st = RUN;
+    f->started = 0;
+    f->ctx.uc_stack.ss_sp = f->stack;
+    f->ctx.uc_stack.ss_size = STACK;
+    f->ctx.uc_link = NULL;
+    makecontext(&f->ctx, trampoline, 0);
+  }
+  for (;;) {
+    int live = 0;
+    for (int t = 0; t < n; t++)
+      if (fibers[t].st == RUN) switch_to(t);
+    for (int t = 0; t < n; t++)
+      if (fibers[t].st != DONE) { live++; fibers[t].st = RUN; } /* release the barrier */
+    if (!live) break;
+  }
+  __rl_reset_stack();
+}
+
+static int is_fiber_fn(micro_t fn) {
+  for (int i = 0; i < nfiber_fns; i++)
+    if (fiber_fns[i] == fn) return 1;
+  return 0;
+}
+
+static void run_parallel(int gtid, micro_t fn, int argc, void **a, int n) {
+  int save_tid = em_tid, save_n = em_nthreads;
+  em_nthreads = n;
+  in_parallel = 1;
+  if (n == 1) {
+    int bt = 0;
+    em_tid = 0;
+    invoke(fn, &gtid, &bt, argc, a);
+  } else if (is_fiber_fn(fn)) {
+    par_fn = fn; par_args = a; par_argc = argc; par_gtid = gtid;
+    run_fibers(n);
+  } else {
+    /* thread 0 as a fiber: if it never waits at a barrier the others run directly */
+    par_fn = fn; par_args = a; par_argc = argc; par_gtid = gtid;
+    yields = 0;
+    ensure_fibers(n);
+    fibers[0].st = RUN; fibers[0].started = 0;
+    fibers[0].ctx.uc_stack.ss_sp = fibers[0].stack;
+    fibers[0].ctx.uc_stack.ss_size = STACK;
+    fibers[0].ctx.uc_link = NULL;
+    makecontext(&fibers[0].ctx, trampoline, 0);
+    switch_to(0);
+    __rl_reset_stack();
+    if (yields || fibers[0].st != DONE) {
+      /* it waits: restart the whole parallel region as fibers is not possible (thread 0
+       * already ran up to its barrier), so continue thread 0 and start the others */
+      if (nfiber_fns < 256) fiber_fns[nfiber_fns++] = fn;
+      ensure_fibers(n);
+      for (int t = 1; t < n; t++) {
+        fiber *f = &fibers[t];
+        f->st = RUN; f->started = 0;
+        f->ctx.uc_stack.ss_sp = f->stack; f->ctx.uc_stack.ss_size = STACK;
+        f->ctx.uc_link = NULL;
+        makecontext(&f->ctx, trampoline, 0);
+      }
+      /* thread 0 waits at its first barrier: run 1..n-1 up to theirs, then all onwards */
+      fibers[0].st = WAIT;
+      for (;;) {
+        int live = 0;
+        for (int t = 0; t < n; t++)
+          if (fibers[t].st == RUN) switch_to(t);
+        for (int t = 0; t < n; t++)
+          if (fibers[t].st != DONE) { live++; fibers[t].st = RUN; }
+        if (!live) break;
+      }
+      __rl_reset_stack();
+    } else {
+      for (int t = 1; t < n; t++) {
+        int bt = t;
+        em_tid = t;
+        invoke(fn, &gtid, &bt, argc, a);
+      }
+    }
+  }
+  em_tid = save_tid;
+  em_nthreads = save_n;
+  in_parallel = save_tid >= 0;
+}
+
+
+/* ---- teams ---------------------------------------------------------------------------- */
+static uint64_t *sample(uint64_t n, int k, int *count) {
+  uint64_t *s = malloc((size_t)(k + 3) * sizeof *s);
+  int m = 0;
+  s[m++] = 0; s[m++] = n / 2; s[m++] = n - 1;
+  uint64_t x = 4839;
+  while (m < k && (uint64_t)m < n) {
+    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    s[m++] = x % n;
+  }
+  /* sort + unique */
+  for (int i = 1; i < m; i++)
+    for (int j = i; j > 0 && s[j - 1] > s[j]; j--) { uint64_t t = s[j]; s[j] = s[j - 1]; s[j - 1] = t; }
+  int u = 0;
+  for (int i = 0; i < m; i++)
+    if (u == 0 || s[u - 1] != s[i]) s[u++] = s[i];
+  *count = u;
+  return s;
+}
+
+void __rl_kmpc_fork_teams(ident_t *loc, int argc, micro_t fn, ...) {
+  COLLECT(argc, a)
+  if (!__rl_omp_active || in_teams) {
+    if (!__rl_omp_active) { forward_fork(__kmpc_fork_teams, loc, argc, fn, a); return; }
+    int gt = omp_get_thread_num(), bt = 0;
+    invoke(fn, &gt, &bt, argc, a);
+    return;
+  }
+  int gtid = 0;
+  uint64_t nteams = push_teams > 0 ? (uint64_t)push_teams : 1;
+  int limit = push_limit > 0 ? push_limit : 0;
+  push_teams = push_limit = 0;
+  int counted = __rl_in_kernel_now() && __rl_on;
+  int k = 0;
+  uint64_t *chosen = NULL;
+  if (counted) {
+    const char *ft = getenv("RL_FULL_THREADS"), *sb = getenv("RL_SAMPLE_BLOCKS");
+    uint64_t full = ft ? strtoull(ft, NULL, 10) : (1ull << 18);
+    uint64_t thr = limit > 0 ? (uint64_t)limit : 1;
+    __rl_launch_shape(nteams, 1, 1, thr, 1, 1);
+    if (nteams * thr > full && nteams > 3) {
+      chosen = sample(nteams, sb ? atoi(sb) : 8, &k);
+      __rl_window_end_nw(1.0); /* the region's code before the teams */
+    }
+  }
+  double w_inner = k > 2 ? (double)(nteams - 2) / (double)(k - 2) : 1.0;
+  in_teams = 1;
+  em_nteams = (int)nteams;
+  em_limit = limit;
+  int next = 0;
+  for (uint64_t t = 0; t < nteams; t++) {
+    em_team = (int)t;
+    int cnt = chosen && next < k && chosen[next] == t;
+    if (cnt) { next++; __rl_window_begin(); }
+    int bt = 0;
+    invoke(fn, &gtid, &bt, argc, a);
+    if (cnt) __rl_window_end_w(t == 0 || t == nteams - 1 ? 1.0 : w_inner);
+  }
+  in_teams = 0;
+  em_team = 0; em_nteams = 1; em_limit = 0;
+  if (chosen) {
+    __rl_blocks(nteams, (uint64_t)k);
+    free(chosen);
+    __rl_window_begin(); /* the region's code after the teams */
+  } else if (counted) {
+    __rl_blocks(nteams, nteams);
+  }
+}
+
+void __rl_kmpc_fork_call(ident_t *loc, int argc, micro_t fn, ...) {
+  COLLECT(argc, a)
+  if (!__rl_omp_active) { forward_fork(__kmpc_fork_call, loc, argc, fn, a); return; }
+  int n = push_threads > 0 ? push_threads : em_limit > 0 ? em_limit : 1;
+  push_threads = 0;
+  if (em_limit > 0 && n > em_limit) n = em_limit;
+  if (n > MAXTHREADS) n = MAXTHREADS;
+  if (in_parallel) n = 1; /* nested parallel: serialized, as on a GPU */
+  if (in_parallel) {
+    int bt = 0, gt = 0;
+    invoke(fn, &gt, &bt, argc, a);
+    return;
+  }
+  run_parallel(0, fn, argc, a, n);
+}
+
+void __rl_kmpc_push_num_teams(ident_t *loc, int gtid, int nteams, int limit) {
+  if (!__rl_omp_active) { __kmpc_push_num_teams(loc, gtid, nteams, limit); return; }
+  push_teams = nteams;
+  push_limit = limit;
+}
+
+void __rl_kmpc_push_num_threads(ident_t *loc, int gtid, int n) {
+  if (!__rl_omp_active) { __kmpc_push_num_threads(loc, gtid, n); return; }
+  push_threads = n;
+}
+
+void __rl_kmpc_barrier(ident_t *loc, int gtid) {
+  if (!__rl_omp_active) { __kmpc_barrier(loc, gtid); return; }
+  if (!in_parallel || em_nthreads <= 1 || !as_fiber) return; /* direct mode: no-op */
+  yields++;
+  fiber *f = &fibers[em_tid];
+  f->st = WAIT;
+  if (!_setjmp(f->jb)) _longjmp(sched_jb, 1);
+}
+
+/* ---- worksharing ---------------------------------------------------------------------- */
+static void my_share(int sched, int *id, int *n) {
+  if (sched >= 91 && sched <= 95) { *id = em_team; *n = em_nteams; }
+  else if (in_parallel) { *id = em_tid; *n = em_nthreads; }
+  else { *id = 0; *n = 1; }
+}
+
+static void static_share(int sched, int *plast, int64_t *lb, int64_t *ub, int64_t *st,
+                         int64_t incr, int64_t chunk) {
+  int id, n;
+  my_share(sched, &id, &n);
+  if (incr == 0) incr = 1;
+  int64_t trip = incr > 0 ? (*ub < *lb ? 0 : (*ub - *lb) / incr + 1)
+                          : (*lb < *ub ? 0 : (*lb - *ub) / (-incr) + 1);
+  if (trip == 0) { if (plast) *plast = 0; *st = incr; return; }
+  int chunked = (sched == 33 || sched == 91 || sched == 65) && chunk > 0;
+  if (chunked) {
+    int64_t span = chunk * incr;
+    *st = span * n;
+    *lb += span * id;
+    *ub = *lb + span - incr;
+    if (plast) *plast = id == (int)(((trip - 1) / chunk) % n);
+    return;
+  }
+  if (trip <= n) {
+    if (id < trip) *ub = *lb = *lb + id * incr;
+    else *lb = *ub + incr;
+    if (plast) *plast = id == trip - 1;
+  } else {
+    int64_t small = trip / n, extras = trip % n;
+    *lb += incr * (id * small + (id < extras ? id : extras));
+    *ub = *lb + small * incr - (id < extras ? 0 : incr);
+    if (plast) *plast = id == n - 1;
+  }
+  *st = trip * incr;
+}
+
+#define STATIC_INIT(SUF, T, ST)                                                             \
+  void __rl_kmpc_for_static_init_##SUF(ident_t *loc, int gtid, int sched, int *plast,     \
+                                       T *plb, T *pub, ST *pst, ST incr, ST chunk) {       \
+    if (!__rl_omp_active) {                                                                 \
+      __kmpc_for_static_init_##SUF(loc, gtid, sched, plast, plb, pub, pst, incr, chunk);   \
+      return;                                                                               \
+    }                                                                                       \
+    int64_t lb = (int64_t)*plb, ub = (int64_t)*pub, st = 0;                                 \
+    static_share(sched, plast, &lb, &ub, &st, (int64_t)incr, (int64_t)chunk);              \
+    *plb = (T)lb; *pub = (T)ub; *pst = (ST)st;                                              \
+  }
+STATIC_INIT(4, int32_t, int32_t)
+STATIC_INIT(4u, uint32_t, int32_t)
+STATIC_INIT(8, int64_t, int64_t)
+STATIC_INIT(8u, uint64_t, int64_t)
+
+void __rl_kmpc_for_static_fini(ident_t *loc, int gtid) {
+  if (!__rl_omp_active) __kmpc_for_static_fini(loc, gtid);
+}
+
+/* dynamic / guided / runtime schedules: each emulated thread takes its static share */
+static int64_t disp_lb[MAXTHREADS], disp_ub[MAXTHREADS], disp_st[MAXTHREADS];
+static int disp_left[MAXTHREADS], disp_last[MAXTHREADS];
+
+static int cur_slot(void) { return in_parallel && em_tid >= 0 ? em_tid : 0; }
+
+#define DISPATCH(SUF, T, ST)                                                                \
+  void __rl_kmpc_dispatch_init_##SUF(ident_t *loc, int gtid, int sched, T lb, T ub, ST st,  \
+                                     ST chunk) {                                            \
+    if (!__rl_omp_active) {                                                                 \
+      __kmpc_dispatch_init_##SUF(loc, gtid, sched, lb, ub, st, chunk);                      \
+      return;                                                                               \
+    }                                                                                       \
+    int s = cur_slot(), last = 0;                                                           \
+    int64_t l = (int64_t)lb, u = (int64_t)ub, stride = 0;                                   \
+    static_share(34, &last, &l, &u, &stride, (int64_t)st, 0);                               \
+    disp_lb[s] = l; disp_ub[s] = u; disp_st[s] = st ? (int64_t)st : 1;                      \
+    disp_last[s] = last;                                                                    \
+    disp_left[s] = st > 0 ? l <= u : l >= u;                                                \
+  }                                                                                         \
+  int __rl_kmpc_dispatch_next_##SUF(ident_t *loc, int gtid, int *plast, T *plb, T *pub,    \
+                                    ST *pst) {                                              \
+    if (!__rl_omp_active) return __kmpc_dispatch_next_##SUF(loc, gtid, plast, plb, pub, pst); \
+    int s = cur_slot();                                                                     \
+    if (!disp_left[s]) return 0;                                                            \
+    disp_left[s] = 0;                                                                       \
+    *plb = (T)disp_lb[s]; *pub = (T)disp_ub[s];                                             \
+    if (pst) *pst = (ST)disp_st[s];                                                         \
+    if (plast) *plast = disp_last[s];                                                       \
+    return 1;                                                                               \
+  }
+DISPATCH(4, int32_t, int32_t)
+DISPATCH(4u, uint32_t, int32_t)
+DISPATCH(8, int64_t, int64_t)
+DISPATCH(8u, uint64_t, int64_t)
+
+/* ---- reductions, critical, single, master --------------------------------------------- */
+int __rl_kmpc_reduce_nowait(ident_t *loc, int gtid, int nv, size_t sz, void *d,
+                            void (*f)(void *, void *), void *lck) {
+  if (!__rl_omp_active) return __kmpc_reduce_nowait(loc, gtid, nv, sz, d, f, lck);
+  return 1; /* threads run one after the other: each combines into the shared copy */
+}
+void __rl_kmpc_end_reduce_nowait(ident_t *loc, int gtid, void *lck) {
+  if (!__rl_omp_active) __kmpc_end_reduce_nowait(loc, gtid, lck);
+}
+int __rl_kmpc_reduce(ident_t *loc, int gtid, int nv, size_t sz, void *d,
+                     void (*f)(void *, void *), void *lck) {
+  if (!__rl_omp_active) return __kmpc_reduce(loc, gtid, nv, sz, d, f, lck);
+  return 1;
+}
+void __rl_kmpc_end_reduce(ident_t *loc, int gtid, void *lck) {
+  if (!__rl_omp_active) { __kmpc_end_reduce(loc, gtid, lck); return; }
+  __rl_kmpc_barrier(loc, gtid);
+}
+void __rl_kmpc_critical(ident_t *loc, int gtid, void *c) {
+  if (!__rl_omp_active) __kmpc_critical(loc, gtid, c);
+}
+void __rl_kmpc_end_critical(ident_t *loc, int gtid, void *c) {
+  if (!__rl_omp_active) __kmpc_end_critical(loc, gtid, c);
+}
+void __rl_kmpc_critical_with_hint(ident_t *loc, int gtid, void *c, uint32_t h) {
+  if (!__rl_omp_active) __kmpc_critical_with_hint(loc, gtid, c, h);
+}
+int __rl_kmpc_single(ident_t *loc, int gtid) {
+  if (!__rl_omp_active) return __kmpc_single(loc, gtid);
+  return !in_parallel || em_tid == 0;
+}
+void __rl_kmpc_end_single(ident_t *loc, int gtid) {
+  if (!__rl_omp_active) __kmpc_end_single(loc, gtid);
+}
+int __rl_kmpc_master(ident_t *loc, int gtid) {
+  if (!__rl_omp_active) return __kmpc_master(loc, gtid);
+  return !in_parallel || em_tid == 0;
+}
+void __rl_kmpc_end_master(ident_t *loc, int gtid) {
+  if (!__rl_omp_active) __kmpc_end_master(loc, gtid);
+}
+int __rl_kmpc_masked(ident_t *loc, int gtid, int filter) {
+  if (!__rl_omp_active) return __kmpc_masked(loc, gtid, filter);
+  return (in_parallel ? em_tid : 0) == filter;
+}
+void __rl_kmpc_end_masked(ident_t *loc, int gtid) {
+  if (!__rl_omp_active) __kmpc_end_masked(loc, gtid);
+}
+
+/* ---- queries -------------------------------------------------------------------------- */
+int __rl_omp_get_team_num(void) { return __rl_omp_active ? em_team : omp_get_team_num(); }
+int __rl_omp_get_num_teams(void) { return __rl_omp_active ? em_nteams : omp_get_num_teams(); }
+int __rl_omp_get_thread_num(void) {
+  if (!__rl_omp_active) return omp_get_thread_num();
+  return in_parallel && em_tid >= 0 ? em_tid : 0;
+}
+int __rl_omp_get_num_threads(void) {
+  if (!__rl_omp_active) return omp_get_num_threads();
+  return in_parallel ? em_nthreads : 1;
+}
