@@ -48,6 +48,8 @@ def run(args: argparse.Namespace) -> None:
     if args.sample:
         sources = sorted(random.Random(args.seed).sample(sources, min(args.sample,
                                                                         len(sources))))
+    if args.programs:
+        sources = [s for s in args.programs.split(",") if s in set(sources)]
     todo = [s for s in sources if s not in done]
     print(f"{len(todo)} programs to run ({len(done)} done)")
     for i, src in enumerate(todo):
@@ -61,7 +63,7 @@ def run(args: argparse.Namespace) -> None:
             launches = count_run(SRC / src, exe_args, launches=2, gpu=list(GPUS.values()),
                                  idle_stop=args.idle_stop,
                                  timeout=args.timeout, memory_gb=args.memory_gb,
-                                 kernel=None)
+                                 kernel=None, expect=_expected(args.model, rows))
             rec["launches"] = [r.to_dict() for r in launches]
         except ProgramRunError as e:
             rec["error"] = {"cause": e.cause, "detail": e.detail[:600]}
@@ -73,6 +75,18 @@ def run(args: argparse.Namespace) -> None:
 
 
 _OMP_PREFIX = re.compile(r"^__omp_offloading_[0-9a-f]+_[0-9a-f]+_")
+
+
+def _expected(model: str, rows: pd.DataFrame) -> list[str]:
+    """The profiled kernels as name fragments the runtime can recognise (it stops the
+    program once each has its launches counted); template-argument fragments are left out
+    (the program then runs until it ends, idles or times out)."""
+    out = []
+    for k in sorted(set(rows["kernel"])):
+        k = _OMP_PREFIX.sub("", str(k)) if model == "omp" else str(k)
+        if re.fullmatch(r"[A-Za-z_]\w*", k):
+            out.append(k)
+    return out
 _LINE = re.compile(r"^(.*)_l(\d+)$")
 
 
@@ -258,6 +272,7 @@ def main() -> None:
     p.add_argument("--idle-stop", type=float, default=15,
                    help="stop a program this long after its last counted launch")
     p.add_argument("--seed", type=int, default=4839)
+    p.add_argument("--programs", help="comma-separated program folders (instead of --sample)")
     p.add_argument("--summary", help="write the summary JSON here")
     p.add_argument("--rows", help="write per-row comparison CSV here")
     a = p.parse_args()

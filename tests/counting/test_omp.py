@@ -39,6 +39,13 @@ def test_kernel_filter(libomp: None, programs: Path) -> None:
     assert [r.kernel.startswith("main_l") for r in recs] == [True]
 
 
+def test_stops_once_expected_kernels_are_counted(libomp: None, programs: Path) -> None:
+    # the saxpy region (line 6) is launched 3 times before the region in main: the program
+    # stops after its 2nd counted saxpy launch, so main's region is never reached
+    recs = count_run(programs / "saxpy-omp", str(N), expect=["_l6"], skip_after=False)
+    assert [r.kernel.endswith("_l6") for r in recs] == [True, True]
+
+
 def test_spmd_region_runs_every_team_and_thread(libomp: None, programs: Path) -> None:
     # work split by omp_get_team_num/omp_get_thread_num under num_teams(4) thread_limit(64):
     # the runtime runs the 4 x 64 (team, thread) ids the offload launch has

@@ -39,7 +39,8 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
               timeout: float = 300.0, memory_gb: float = 8.0, backend: str | None = None,
               workdir: str | Path | None = None, skip_after: bool = True,
               sample_threshold: int = 1 << 18, sample_blocks: int = 8,
-              idle_stop: float | None = None) -> list[LaunchCount]:
+              idle_stop: float | None = None,
+              expect: list[str] | None = None) -> list[LaunchCount]:
     """Build *program_dir* for the CPU, run it with *args* and count the first *launches*
     launches of each kernel (or only of *kernel*, a substring of the kernel name).
 
@@ -49,8 +50,10 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
     With *skip_after* a kernel is no longer executed once its launches are counted (fast;
     the program's own result checks may then fail, which does not matter). *idle_stop* ends
     the program that many seconds after its last counted launch (kernels launched later are
-    then missed). Raises :class:`ProgramRunError` (``.cause`` says why) when the
-    program cannot be built, run or counted."""
+    then missed). *expect* names the kernels wanted (whole names, names before ``@site``, or
+    name ends): the program stops as soon as each of them has *launches* counted launches.
+    Raises :class:`ProgramRunError` (``.cause`` says why) when the program cannot be built,
+    run or counted."""
     pdir = Path(program_dir)
     if not pdir.is_dir():
         raise UsageError(f"program folder {str(pdir)!r} does not exist (PROGRAM_DIR)")
@@ -73,5 +76,5 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
                       memory_gb=memory_gb, skip_after=skip_after,
                       workdir=Path(workdir) if workdir else None,
                       full_threads=sample_threshold, sample_blocks=sample_blocks,
-                      idle_stop=idle_stop)
+                      idle_stop=idle_stop, expect=list(expect or []))
     return backend_for(pdir, backend).count(pdir, argv, opts)

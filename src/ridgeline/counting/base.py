@@ -83,6 +83,9 @@ class RunOptions:
     sample_blocks: int = 8
     #: stop the program this many seconds after its last counted launch (None: never)
     idle_stop: float | None = None
+    #: kernels wanted (substrings of their names): the program stops once each of them has
+    #: ``launches`` counted launches (empty: run until the program ends)
+    expect: list[str] = field(default_factory=list)
 
 
 class Backend(ABC):

@@ -7,7 +7,7 @@ import shlex
 from pathlib import Path
 
 __all__ = ["sources_of", "makefile_defines", "makefile_includes", "makefile_run_args",
-           "makefile_std"]
+           "makefile_std", "makefile_active_lines"]
 
 _SRC_EXT = {"omp": (".cpp", ".c", ".cc", ".cxx"), "cuda": (".cu", ".cpp", ".c", ".cc")}
 
@@ -54,11 +54,80 @@ def _from_objects(program_dir: Path, mk: str, model: str) -> list[Path]:
     return out
 
 
-def makefile_defines(program_dir: Path) -> list[str]:
-    """``-DNAME[=VALUE]`` flags that appear in the Makefile (outside comments)."""
+_ASSIGN = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*([?:+]?)=\s*(.*)$")
+_COND = re.compile(r"^\s*(ifeq|ifneq|ifdef|ifndef)\b\s*(.*)$")
+_VAR = re.compile(r"\$[({]([A-Za-z_][\w.]*)[)}]")
+
+
+def _expand(text: str, env: dict[str, str], depth: int = 0) -> str:
+    if depth > 8:
+        return text
+    return _VAR.sub(lambda m: _expand(env.get(m.group(1), ""), env, depth + 1), text)
+
+
+def _cond_true(kind: str, arg: str, env: dict[str, str]) -> bool:
+    if kind in ("ifdef", "ifndef"):
+        defined = bool(env.get(arg.strip(), "").strip())
+        return defined if kind == "ifdef" else not defined
+    arg = arg.strip()
+    if arg.startswith("(") and arg.endswith(")"):
+        parts = arg[1:-1].split(",", 1)
+    else:
+        parts = [a or b for a, b in re.findall(r"\"([^\"]*)\"|'([^']*)'", arg)]
+    if len(parts) != 2:
+        return kind == "ifneq"
+    same = _expand(parts[0], env).strip() == _expand(parts[1], env).strip()
+    return same if kind == "ifeq" else not same
+
+
+def makefile_active_lines(program_dir: Path) -> list[str]:
+    """The Makefile's lines outside false ``ifeq/ifneq/ifdef/ifndef`` branches, evaluated
+    with the Makefile's own variable defaults (``DEBUG = no`` keeps ``-DDEBUG`` out)."""
+    env: dict[str, str] = {}
+    stack: list[tuple[bool, bool]] = []  # (this branch active, some branch taken)
     out: list[str] = []
-    for line in _makefile(program_dir).splitlines():
-        line = line.split("#", 1)[0]
+    for raw in _makefile(program_dir).replace("\\\n", " ").splitlines():
+        line = raw.split("#", 1)[0]
+        active = all(a for a, _ in stack)
+        m = _COND.match(line)
+        if m:
+            val = active and _cond_true(m.group(1), m.group(2), env)
+            stack.append((val, val))
+            continue
+        st = line.strip()
+        if st.startswith("else") and stack:
+            _, taken = stack.pop()
+            rest = st[4:].strip()
+            mm = _COND.match(rest)
+            parent = all(a for a, _ in stack)
+            if mm and not taken:
+                val = parent and _cond_true(mm.group(1), mm.group(2), env)
+                stack.append((val, val))
+            else:
+                stack.append((parent and not taken, True))
+            continue
+        if st == "endif" and stack:
+            stack.pop()
+            continue
+        if not active:
+            continue
+        a = _ASSIGN.match(line)
+        if a and not line.startswith("\t"):
+            name, op, val = a.group(1), a.group(2), a.group(3).strip()
+            if op == "?" and name in env:
+                pass
+            elif op == "+":
+                env[name] = (env.get(name, "") + " " + val).strip()
+            else:
+                env[name] = _expand(val, env) if op == ":" else val
+        out.append(line)
+    return out
+
+
+def makefile_defines(program_dir: Path) -> list[str]:
+    """``-DNAME[=VALUE]`` flags that appear in the Makefile's active lines."""
+    out: list[str] = []
+    for line in makefile_active_lines(program_dir):
         for m in re.finditer(r"(?<![\w-])-D\s*([A-Za-z_]\w*(?:=[^\s\"']+)?)", line):
             if m.group(1) not in out and not m.group(1).startswith("__STRICT_ANSI"):
                 out.append(m.group(1))
@@ -68,8 +137,7 @@ def makefile_defines(program_dir: Path) -> list[str]:
 def makefile_includes(program_dir: Path) -> list[Path]:
     """``-I DIR`` folders named in the Makefile, resolved against the program folder."""
     out: list[Path] = []
-    for line in _makefile(program_dir).splitlines():
-        line = line.split("#", 1)[0]
+    for line in makefile_active_lines(program_dir):
         for m in re.finditer(r"(?<![\w-])-I\s*([^\s\"'$]+)", line):
             p = (program_dir / m.group(1)).resolve()
             if p.is_dir() and p not in out:
@@ -78,7 +146,7 @@ def makefile_includes(program_dir: Path) -> list[Path]:
 
 
 def makefile_std(program_dir: Path) -> str:
-    m = re.search(r"-std=((?:c|gnu)\+\+\d+)", _makefile(program_dir))
+    m = re.search(r"-std=((?:c|gnu)\+\+\d+)", "\n".join(makefile_active_lines(program_dir)))
     std = m.group(1) if m else "c++14"
     return "c++14" if std in ("c++11", "c++03", "c++98", "c++0x") else std
 

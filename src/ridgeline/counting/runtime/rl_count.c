@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 extern uint64_t __rl_bbc[];
 extern const uint64_t __rl_nbb;
@@ -28,6 +29,7 @@ static uintptr_t rl_regs_lo, rl_regs_hi;   /* threadIdx & co: special registers 
 static FILE *rl_out;
 static int rl_max_launches = 2, rl_skip_after = 1;
 static const char *rl_only;
+static const char *rl_expect; /* wanted kernels, one name fragment per line */
 static uint64_t *rl_snap;
 static double *rl_acc;
 static double rl_mem_w[16]; /* weighted memory counters */
@@ -227,6 +229,8 @@ static void init_once(void) {
   if (!rl_out) rl_out = stderr;
   if (getenv("RL_LAUNCHES")) rl_max_launches = atoi(getenv("RL_LAUNCHES"));
   if (getenv("RL_SKIP_AFTER")) rl_skip_after = atoi(getenv("RL_SKIP_AFTER"));
+  rl_expect = getenv("RL_EXPECT");
+  if (rl_expect && !*rl_expect) rl_expect = NULL;
   rl_only = getenv("RL_KERNEL");
   if (rl_only && !*rl_only) rl_only = NULL;
   const char *l2 = getenv("RL_L2");
@@ -371,11 +375,46 @@ static void emit(void) {
   fflush(f);
 }
 
+/* a wanted-kernel fragment names this kernel: the whole name, the name before "@site"
+ * (CUDA launch sites), or its end (OpenMP regions: mangled function and line) */
+static int expect_match(const char *name, const char *frag) {
+  size_t n = strlen(frag), m = strlen(name);
+  if (strncmp(name, frag, n) == 0 && (name[n] == 0 || name[n] == '@')) return 1;
+  return m >= n && strcmp(name + m - n, frag) == 0;
+}
+
+/* every wanted kernel has its launches counted: the rest of the program is not needed */
+static int expect_done(void) {
+  if (!rl_expect) return 0;
+  const char *p = rl_expect;
+  char frag[512];
+  while (*p) {
+    const char *e = strchr(p, '\n');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    if (n > 0 && n < sizeof frag) {
+      memcpy(frag, p, n);
+      frag[n] = 0;
+      int got = 0;
+      for (int i = 0; i < nkseen; i++)
+        if (expect_match(kseen[i].name, frag) && kseen[i].seen > got) got = kseen[i].seen;
+      if (got < rl_max_launches) return 0;
+    }
+    if (!e) break;
+    p = e + 1;
+  }
+  return 1;
+}
+
 void __rl_kend(void) {
   if (!rl_in_kernel) return;
   rl_in_kernel = 0;
   __rl_on = 0;
   emit();
+  if (expect_done()) {
+    fflush(rl_out);
+    fflush(stdout);
+    _exit(0);
+  }
 }
 
 /* OpenMP target regions: the whole region is one window */

@@ -1,0 +1,43 @@
+"""Makefile reading: defines from active branches only, with the Makefile's own defaults."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ridgeline.counting.program import makefile_defines, makefile_std
+
+MAKEFILE = """\
+CC = nvcc
+DEBUG = no
+OPTIMIZE  = yes
+GPU ?= yes
+CFLAGS := -std=c++17 -DALWAYS
+
+ifeq ($(DEBUG),yes)
+  CFLAGS += -g -DDEBUG
+endif
+ifeq ($(OPTIMIZE),yes)
+  CFLAGS += -O3 -DFAST
+else
+  CFLAGS += -DSLOW
+endif
+ifneq ($(GPU), yes)
+  CFLAGS += -DHOST_ONLY
+else ifeq ($(CC),nvcc)
+  CFLAGS += -DNVCC=1
+else
+  CFLAGS += -DOTHER
+endif
+ifdef UNSET_VAR
+  CFLAGS += -DNOPE
+endif
+ifeq "$(CC)" "nvcc"
+  CFLAGS += -DQUOTED
+endif
+"""
+
+
+def test_defines_follow_makefile_conditionals(tmp_path: Path) -> None:
+    (tmp_path / "Makefile").write_text(MAKEFILE)
+    assert makefile_defines(tmp_path) == ["ALWAYS", "FAST", "NVCC=1", "QUOTED"]
+    assert makefile_std(tmp_path) == "c++17"
