@@ -113,13 +113,13 @@ def makefile_active_lines(program_dir: Path) -> list[str]:
             continue
         a = _ASSIGN.match(line)
         if a and not line.startswith("\t"):
-            name, op, val = a.group(1), a.group(2), a.group(3).strip()
+            name, op, value = a.group(1), a.group(2), a.group(3).strip()
             if op == "?" and name in env:
                 pass
             elif op == "+":
-                env[name] = (env.get(name, "") + " " + val).strip()
+                env[name] = (env.get(name, "") + " " + value).strip()
             else:
-                env[name] = _expand(val, env) if op == ":" else val
+                env[name] = _expand(value, env) if op == ":" else value
         out.append(line)
     return out
 
