@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from ridgeline.datagen import (
@@ -42,6 +43,15 @@ QUADRATIC = """
 __kernel void quad(__global float* a, const int n) {
   int i = get_global_id(0);
   if (i == 0) for (int k = 0; k < n * n; ++k) a[k] = 0.0f;
+}
+"""
+
+ROWSUM = """
+__kernel void rowsum(__global const float* a, __global float* b, const int n) {
+  int i = get_global_id(0);
+  float acc = 0.0f;
+  for (int k = 0; k < n / 64; ++k) acc += a[k];
+  b[i] = acc;
 }
 """
 
@@ -189,3 +199,54 @@ def test_ray_scale_out_on_a_local_cluster(tmp_path: Path) -> None:
         assert read_kernels(tmp_path / "out")["status"].tolist() == ["sized"]
     finally:
         subprocess.run([*ray, "stop", "--force"], capture_output=True, timeout=120)
+
+
+def test_extrapolate_is_linear_unless_the_middle_point_bends() -> None:
+    from ridgeline.datagen.features import extrapolate
+
+    lin, e1 = extrapolate([256, 512, 1024], [2 * 256 + 7, 2 * 512 + 7, 2 * 1024 + 7], 1 << 20)
+    assert lin == pytest.approx(2 * (1 << 20) + 7) and e1 == pytest.approx(1.0, abs=0.01)
+    quad, e2 = extrapolate([256, 512, 1024], [256.0**2 + 3 * 256, 512.0**2 + 3 * 512,
+                                              1024.0**2 + 3 * 1024], 4096)
+    assert quad == pytest.approx(4096.0**2 + 3 * 4096) and e2 == pytest.approx(2.0, abs=0.05)
+    assert extrapolate([256, 512, 1024], [100.0, 10.0, 1.0], 1 << 20)[0] >= 0.0
+
+
+def test_oclgrind_profile_sees_a_size_bounded_loop() -> None:
+    _tools()
+    from ridgeline.datagen.features import launch_row, oclgrind_profile
+
+    prof = oclgrind_profile(ROWSUM, cache=False)
+    assert prof["sizes"] == [256, 512, 1024] and prof["global_load_bytes"][0] == 4 * 256 * 4
+    row = launch_row(prof, 4096, 64, 0)
+    assert row["og.global_load_bytes"] == pytest.approx(np.log2(1 + 4 * 4096 * 64))
+    assert row["og.global_load_bytes_growth"] == pytest.approx(2.0, abs=0.01)
+    assert row["og.global_store_bytes"] == pytest.approx(np.log2(1 + 4 * 4096))
+
+
+def test_build_helper_compiles_reports_failures_and_survives_them() -> None:
+    _tools()
+    from ridgeline.datagen.procs import Prebuilder
+
+    b = Prebuilder("pocl", timeout=120)
+    try:
+        assert b.build(VADD) == ""
+        assert b.build(BROKEN).startswith("CompileError")
+        assert b.build(SAXPY) == ""  # the same helper, after a failed build
+    finally:
+        b.close()
+
+
+def test_worker_reports_a_device_build_failure_once(tmp_path: Path) -> None:
+    _tools()
+    # Oclgrind accepts it (sizing succeeds); PoCL's compiler rejects it
+    src = ("__kernel void bad(__global float* a, const int n) {\n"
+           "  int i = get_global_id(0); int p = a; a[i] = p; }\n")
+    job = {"source": src, "file": "bad.cl", "device": "pocl", "samples": 3, "seed": 0,
+           "probe_timeout": 30, "repeats": 1, "warmup": 0, "max_global": 4096}
+    rec, samples = run_isolated(job, timeout=120)
+    if rec["status"] == "unsized":  # this Oclgrind rejects it too: nothing reaches the device
+        assert "CompileError" in rec["reason"]
+        return
+    assert rec["status"] == "sized" and len(samples) == 1
+    assert samples[0]["status"] == "error" and "CompileError" in samples[0]["reason"]

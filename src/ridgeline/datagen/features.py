@@ -18,10 +18,10 @@ from typing import Any
 from ridgeline.datagen.args import KernelSpec, kernel_hash, kernel_spec
 from ridgeline.errors import LaunchError, RidgelineError
 
-__all__ = ["static_vector", "oclgrind_profile", "launch_row", "infer_global_size",
+__all__ = ["static_vector", "oclgrind_profile", "launch_row", "infer_global_size", "extrapolate",
            "PROFILE_KEYS"]
 
-PROFILE_SIZES = (256, 1024)
+PROFILE_SIZES = (256, 512, 1024)
 PROFILE_KEYS = ("instructions", "flops_sp", "flops_dp", "int_ops", "global_load_bytes",
                 "global_store_bytes", "local_load_bytes", "local_store_bytes", "branches",
                 "barriers", "atomics_global", "special_sp", "sectors_read", "sectors_written",
@@ -66,15 +66,29 @@ def static_vector(source: str, spec: KernelSpec | None = None) -> dict[str, floa
     return out
 
 
-def _cache_file(h: str) -> Path:
+def _cache_file(h: str, version: str = "v2") -> Path:
     base = os.environ.get("RIDGELINE_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "ridgeline")
-    return Path(base) / "oclgrind-profiles" / f"{h}.json"
+    sub = "oclgrind-profiles" if version == "v1" else f"oclgrind-profiles-{version}"
+    return Path(base) / sub / f"{h}.json"
+
+
+def _legacy_values(h: str) -> dict[int, dict[str, float]]:
+    """Counts at 256 and 1024 work-items recovered from a v1 cache entry (slope and
+    intercept of the two-point fit), so they need not be measured again."""
+    f = _cache_file(h, "v1")
+    if not f.exists():
+        return {}
+    old = json.loads(f.read_text())
+    if "error" in old or any(k not in old for k in PROFILE_KEYS):
+        return {}
+    return {g: {k: old[k][0] * g + old[k][1] for k in PROFILE_KEYS} for g in (256, 1024)}
 
 
 def oclgrind_profile(source: str, timeout: float = 60.0, cache: bool = True) -> dict[str, Any]:
-    """Per-kernel Oclgrind profile: for each count, slope and intercept in the global size;
-    ``{"error": reason}`` when the kernel cannot be run."""
+    """Per-kernel Oclgrind profile: every count measured at the global sizes
+    ``PROFILE_SIZES`` (``{"sizes": [...], key: [values]}``); ``{"error": reason}`` when the
+    kernel cannot be run. :func:`extrapolate` evaluates it at any global size."""
     from ridgeline.datagen.sizing import make_args
     from ridgeline.profiles.oclgrind import count_kernel
 
@@ -84,15 +98,19 @@ def oclgrind_profile(source: str, timeout: float = 60.0, cache: bool = True) -> 
         return dict(json.loads(f.read_text()))
     try:
         spec = kernel_spec(source)
-        runs = [count_kernel(source, spec.name, g, 64, make_args(spec, g), timeout=timeout)
-                for g in PROFILE_SIZES]
-        g1, g2 = PROFILE_SIZES
-        prof: dict[str, Any] = {}
+        known = _legacy_values(h) if cache else {}
+        vals: dict[int, dict[str, float]] = {}
+        oob = 0
+        for g in PROFILE_SIZES:
+            if g in known:
+                vals[g] = known[g]
+                continue
+            c = count_kernel(source, spec.name, g, 64, make_args(spec, g), timeout=timeout)
+            vals[g] = {k: float(getattr(c, k)) for k in PROFILE_KEYS}
+            oob += len(c.errors)
+        prof: dict[str, Any] = {"sizes": list(PROFILE_SIZES), "oob_errors": oob}
         for k in PROFILE_KEYS:
-            a, b = float(getattr(runs[0], k)), float(getattr(runs[1], k))
-            slope = (b - a) / (g2 - g1)
-            prof[k] = [slope, a - slope * g1]
-        prof["oob_errors"] = len(runs[0].errors) + len(runs[1].errors)
+            prof[k] = [vals[g][k] for g in PROFILE_SIZES]
     except RidgelineError as e:
         prof = {"error": f"{type(e).__name__}: {str(e)[:300]}"}
     if cache:
@@ -101,6 +119,23 @@ def oclgrind_profile(source: str, timeout: float = 60.0, cache: bool = True) -> 
         tmp.write_text(json.dumps(prof))
         os.replace(tmp, f)
     return prof
+
+
+def extrapolate(sizes: list[int], values: list[float], g: float) -> tuple[float, float]:
+    """(count at global size *g*, growth exponent) from counts measured at three sizes:
+    linear through the outer points unless the middle point shows curvature (a loop
+    bounded by a size-valued scalar makes the total quadratic), then the exact quadratic."""
+    (x0, x1, x2), (y0, y1, y2) = sizes, values
+    slope = (y2 - y0) / (x2 - x0)
+    lin_mid = y0 + slope * (x1 - x0)
+    expo = math.log2(max(y2, 1.0) / max(y0, 1.0)) / math.log2(x2 / x0)
+    if abs(y1 - lin_mid) <= 0.02 * max(abs(y1), 1.0):
+        return max(0.0, y0 + slope * (g - x0)), expo
+    # Lagrange quadratic through the three points
+    v = (y0 * (g - x1) * (g - x2) / ((x0 - x1) * (x0 - x2))
+         + y1 * (g - x0) * (g - x2) / ((x1 - x0) * (x1 - x2))
+         + y2 * (g - x0) * (g - x1) / ((x2 - x0) * (x2 - x1)))
+    return max(0.0, v), expo
 
 
 def infer_global_size(dataset: Any, transfer: float, spec: KernelSpec) -> int:
@@ -122,19 +157,30 @@ def infer_global_size(dataset: Any, transfer: float, spec: KernelSpec) -> int:
 
 def launch_row(profile: dict[str, Any], global_size: int, local_size: int,
                transfer: float) -> dict[str, float]:
-    """Launch features, and the profile's counts extrapolated to *global_size* (log2)."""
+    """Launch features, and the profile's counts at *global_size* (log2): totals, per
+    work-item and per work-group (what one core runs between scheduling decisions)."""
     g = float(global_size)
+    groups = max(1.0, g / max(1, local_size))
     out = {"log2_global": math.log2(g), "log2_local": math.log2(max(1, local_size)),
-           "log2_groups": math.log2(max(1.0, g / max(1, local_size))),
+           "log2_groups": math.log2(groups),
            "log2_transfer": math.log2(max(1.0, float(transfer or 0.0)))}
-    ok = "error" not in profile
+    ok = "error" not in profile and "sizes" in profile
     out["profile_ok"] = float(ok)
     for k in PROFILE_KEYS:
         if ok and k in profile:
-            slope, icpt = profile[k]
-            out[f"og.{k}"] = math.log2(1.0 + max(0.0, slope * g + icpt))
-            out[f"og.{k}_per_item"] = slope
+            total, expo = extrapolate(profile["sizes"], profile[k], g)
+            out[f"og.{k}"] = math.log2(1.0 + total)
+            out[f"og.{k}_per_item"] = total / g
+            out[f"og.{k}_per_group"] = math.log2(1.0 + total / groups)
+            out[f"og.{k}_growth"] = expo
         else:
-            out[f"og.{k}"] = float("nan")
-            out[f"og.{k}_per_item"] = float("nan")
+            for suffix in ("", "_per_item", "_per_group", "_growth"):
+                out[f"og.{k}{suffix}"] = float("nan")
+    if ok:
+        moved = sum(extrapolate(profile["sizes"], profile[k], g)[0]
+                    for k in ("global_load_bytes", "global_store_bytes"))
+        instr = extrapolate(profile["sizes"], profile["instructions"], g)[0]
+        out["og.instr_per_byte"] = instr / max(1.0, moved)
+    else:
+        out["og.instr_per_byte"] = float("nan")
     return out

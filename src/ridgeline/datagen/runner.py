@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -19,7 +16,7 @@ from ridgeline.datagen.args import kernel_hash
 from ridgeline.datagen.store import ShardWriter, done_kernels, read_samples
 from ridgeline.errors import MissingDataError, MissingDependencyError, UsageError
 
-__all__ = ["DatagenConfig", "generate", "run_isolated", "collect_kernels"]
+__all__ = ["DatagenConfig", "generate", "run_isolated", "collect_kernels", "close_prebuilders"]
 
 log = logging.getLogger(__name__)
 
@@ -52,26 +49,38 @@ def collect_kernels(kernels_dir: str | Path) -> list[Path]:
     return files
 
 
-def run_isolated(job: dict[str, Any], timeout: float) -> tuple[dict[str, Any], list[dict]]:
-    """Run one kernel job in a fresh Python process; (kernel record, sample rows)."""
-    cmd = [sys.executable, "-W", "ignore", "-m", "ridgeline.datagen.worker"]
-    env = dict(os.environ, PYTHONWARNINGS="ignore")
+_PREBUILDERS: dict[str, Any] = {}
+
+
+def _prebuilder(device: str) -> Any:
+    from ridgeline.datagen.procs import Prebuilder
+
+    if device not in _PREBUILDERS:
+        _PREBUILDERS[device] = Prebuilder(device)
+    return _PREBUILDERS[device]
+
+
+def close_prebuilders() -> None:
+    for b in _PREBUILDERS.values():
+        b.close()
+    _PREBUILDERS.clear()
+
+
+def run_isolated(job: dict[str, Any], timeout: float, prebuild: bool = True
+                 ) -> tuple[dict[str, Any], list[dict]]:
+    """Run one kernel job in its own process (forked from a pre-loaded fork server), after
+    the build helper has compiled it; (kernel record, sample rows)."""
+    from ridgeline.datagen.procs import run_forked
+    from ridgeline.datagen.worker import serve
+
+    t0 = time.perf_counter()
+    if prebuild:
+        _prebuilder(job["device"]).build(job["source"])
+    prebuild_s = time.perf_counter() - t0
+    recs, rc, err, timed_out = run_forked(serve, job, timeout)
     status, reason = "", ""
-    try:
-        res = subprocess.run(cmd, input=json.dumps(job), capture_output=True, text=True,
-                             timeout=timeout, env=env)
-        out, rc, err = res.stdout, res.returncode, res.stderr
-    except subprocess.TimeoutExpired as e:
-        raw = e.stdout or b""
-        out = raw.decode(errors="replace") if isinstance(raw, bytes) else raw
-        rc, err = None, ""
+    if timed_out:
         status, reason = "timeout", f"worker exceeded {timeout:.0f} s (hang or very slow)"
-    recs = []
-    for line in out.splitlines():
-        try:
-            recs.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
     kern: dict[str, Any] = next((r for r in recs if r.get("type") == "kernel"), {})
     fatal = next((r for r in recs if r.get("type") == "fatal"), None)
     samples = [r for r in recs if r.get("type") == "sample"]
@@ -79,14 +88,15 @@ def run_isolated(job: dict[str, Any], timeout: float) -> tuple[dict[str, Any], l
         if fatal:
             status, reason = "failed", fatal["reason"]
         elif rc not in (0, None) and not kern:
-            status, reason = "crashed", f"worker exit {rc}: {err[-400:]}"
+            status, reason = "crashed", f"worker exit {rc}: {err}"
         elif rc not in (0, None):
             status, reason = "crashed", f"worker died (exit {rc}) after {len(samples)} samples"
     record = {"kernel_hash": kernel_hash(job["source"]), "file": job.get("file", ""),
               "kernel_name": kern.get("name", ""), "status": status or kern.get("status", ""),
               "reason": reason or kern.get("reason", ""), "sizing_s": kern.get("sizing_s"),
               "fits": json.dumps(kern.get("fits", {})), "device": job["device"],
-              "seed": job["seed"], "n_samples": len(samples)}
+              "seed": job["seed"], "n_samples": len(samples), "prebuild_s": prebuild_s,
+              "kernel_wall_s": time.perf_counter() - t0}
     for s in samples:
         s.pop("type", None)
         s.update(kernel_hash=record["kernel_hash"], file=record["file"], device=job["device"],
@@ -172,6 +182,7 @@ def generate(kernels_dir: str | Path, out: str | Path, cfg: DatagenConfig,
     finally:
         writer.flush()
         bar.close()
+        close_prebuilders()
     elapsed = time.perf_counter() - t0
     return {"kernels": len(files), "skipped_done": len(jobs) - len(todo), "ran": len(todo),
             "samples": n_samples, "elapsed_s": elapsed,

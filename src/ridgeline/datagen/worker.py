@@ -1,20 +1,34 @@
-"""One kernel's datagen job, run in an isolated process (``python -m
-ridgeline.datagen.worker`` with the job as JSON on stdin; one JSON line per result on
-stdout, flushed as it goes, so a crash or hang loses only the samples not yet done)."""
+"""One kernel's datagen job, run in an isolated process: sizing probes, context, build and
+every sample of that kernel in one process, so a crash or hang costs that kernel only.
+
+Two ways in: :func:`serve` (a process forked from the runner's pre-loaded fork server,
+records sent through a pipe as they are made) and ``python -m ridgeline.datagen.worker``
+(the job as JSON on stdin, one JSON line per record on stdout, flushed as it goes).
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
-from ridgeline.errors import RidgelineError
+from ridgeline.errors import CompileError, RidgelineError
 
-__all__ = ["run_job", "main"]
+__all__ = ["run_job", "serve", "main", "PRELOAD"]
+
+Emit = Callable[[dict[str, Any]], None]
+
+# modules the fork server imports once, so each kernel's process starts warm; none of them
+# touches the OpenCL runtime at import (PoCL's threads do not survive a fork)
+PRELOAD = ["numpy", "pyopencl", "ridgeline.datagen.args", "ridgeline.datagen.sampling",
+           "ridgeline.datagen.sizing", "ridgeline.opencl", "ridgeline.sources",
+           "ridgeline.profiles.oclgrind", "ridgeline.datagen.worker"]
 
 
-def _emit(rec: dict[str, Any]) -> None:
+def _stdout_emit(rec: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(rec) + "\n")
     sys.stdout.flush()
 
@@ -28,26 +42,33 @@ def _arg_summary(args: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def run_job(job: dict[str, Any]) -> None:
+def run_job(job: dict[str, Any], emit: Emit = _stdout_emit) -> None:
+    """Parse, size, then time every sampled launch of one kernel; *emit* gets one record
+    for the kernel and one per sample."""
     from ridgeline.datagen.args import kernel_spec
-    from ridgeline.datagen.sampling import sample_launches
-    from ridgeline.datagen.sizing import make_args, size_kernel
-    from ridgeline.opencl import make_context, time_kernel
+    from ridgeline.datagen.sizing import size_kernel
 
     t0 = time.perf_counter()
     try:
         spec = kernel_spec(job["source"], job.get("kernel"), job.get("file", ""))
     except RidgelineError as e:
-        _emit({"type": "kernel", "status": "unparsed", "reason": str(e)[:500]})
+        emit({"type": "kernel", "status": "unparsed", "reason": str(e)[:500]})
         return
     sizing = size_kernel(spec, timeout=job.get("probe_timeout", 60.0))
+    emit({"type": "kernel", "status": "sized" if sizing.ok else "unsized",
+          "reason": sizing.reason, "name": spec.name, "sizing_s": time.perf_counter() - t0,
+          "fits": {str(k): [v.slope, v.intercept] for k, v in sizing.fits.items()}})
+    if sizing.ok:
+        _time_samples(job, spec, sizing, emit)
+
+
+def _time_samples(job: dict[str, Any], spec: Any, sizing: Any, emit: Emit) -> None:
+    from ridgeline.datagen.sampling import sample_launches
+    from ridgeline.datagen.sizing import make_args
+    from ridgeline.opencl import make_context, time_kernel
+
     ctx = make_context(job["device"])
     info = ctx[2]
-    _emit({"type": "kernel", "status": "sized" if sizing.ok else "unsized",
-           "reason": sizing.reason, "name": spec.name, "sizing_s": time.perf_counter() - t0,
-           "fits": {str(k): [v.slope, v.intercept] for k, v in sizing.fits.items()}})
-    if not sizing.ok:
-        return
     budget = int(min(job.get("max_bytes", 1 << 28), info.max_alloc_bytes))
     per_item = sum(f.slope for f in sizing.fits.values()) or 4.0
     max_global = max(64, min(job.get("max_global", 1 << 22), int(budget / per_item)))
@@ -66,11 +87,32 @@ def run_job(job: dict[str, Any]) -> None:
             rec.update(status="ok", reason="", time_ns=r.median_ns, spread_ns=r.spread_ns,
                        times_ns=r.times_ns, transfer_ns=r.transfer_ns,
                        transfer_bytes=r.transfer_bytes, deterministic=r.deterministic,
-                       output_digest=r.output_digest)
+                       output_digest=r.output_digest, build_s=r.build_s)
         except RidgelineError as e:
             rec.update(status="error", reason=f"{type(e).__name__}: {str(e)[:400]}")
         rec["wall_s"] = time.perf_counter() - t1
-        _emit(rec)
+        emit(rec)
+        if isinstance(rec.get("reason"), str) and rec["reason"].startswith(
+                CompileError.__name__):
+            return  # the same build fails for every launch: one record says it
+
+
+def serve(job: dict[str, Any], conn: Any, log_path: str) -> None:
+    """Entry point of a forked per-kernel process: records go to *conn*; the runtime's own
+    chatter (compiler warnings) goes to *log_path* so a crash can be explained."""
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    import warnings
+
+    warnings.simplefilter("ignore")
+    try:
+        run_job(job, conn.send)
+    except RidgelineError as e:
+        conn.send({"type": "fatal", "reason": f"{type(e).__name__}: {str(e)[:500]}"})
+    finally:
+        conn.close()
 
 
 def main() -> int:
@@ -78,7 +120,7 @@ def main() -> int:
     try:
         run_job(job)
     except RidgelineError as e:
-        _emit({"type": "fatal", "reason": f"{type(e).__name__}: {str(e)[:500]}"})
+        _stdout_emit({"type": "fatal", "reason": f"{type(e).__name__}: {str(e)[:500]}"})
         return 1
     return 0
 
