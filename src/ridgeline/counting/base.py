@@ -81,6 +81,8 @@ class RunOptions:
     #: CUDA: count every block when the grid has at most this many threads, else sample
     full_threads: int = 1 << 18
     sample_blocks: int = 8
+    #: sampled launches run only their sampled blocks/teams (False: the others run uncounted)
+    sample_skip: bool = True
     #: stop the program this many seconds after its last counted launch (None: never)
     idle_stop: float | None = None
     #: kernels wanted (substrings of their names): the program stops once each of them has

@@ -107,6 +107,8 @@ void run_block() {
     f.ctx.uc_stack.ss_sp = f.stack;
     f.ctx.uc_stack.ss_size = kStack;
     f.ctx.uc_link = nullptr;
+    // the FPU state pointer points into the struct itself: re-aim it after vector moves
+    f.ctx.uc_mcontext.fpregs = &f.ctx.__fpregs_mem;
     makecontext(&f.ctx, trampoline, 0);
   }
   for (;;) {
@@ -231,10 +233,17 @@ void __rl_run_launch(const char *name, dim3 g, dim3 b, size_t, void *ctx, void (
   // sampled grids: first and last block stand for themselves, the others for the interior
   double w_inner = chosen.size() > 2 ? (double)(nblocks - 2) / (double)(chosen.size() - 2) : 1;
   size_t next = 0;
+  const char *sk = getenv("RL_SAMPLE_SKIP");
+  bool skip_rest = !all && !(sk && *sk == '0');  // sampled launch: other blocks not run
   for (uint64_t i = 0; i < nblocks; i++) {
+    bool counted = mode == 0 && (all || (next < chosen.size() && chosen[next] == i));
+    if (!counted && skip_rest) {
+      if (next >= chosen.size()) break;
+      i = chosen[next] - 1;  // jump to the next sampled block
+      continue;
+    }
     blockIdx = uint3{(unsigned)(i % g.x), (unsigned)((i / g.x) % g.y),
                      (unsigned)(i / ((uint64_t)g.x * g.y))};
-    bool counted = mode == 0 && (all || (next < chosen.size() && chosen[next] == i));
     if (counted) { if (!all) next++; __rl_window_begin(); }
     bool fiber_mode = i == 0 || counted || needs_fibers(name);
     if (fiber_mode) run_block(); else run_block_direct();

@@ -13,7 +13,7 @@
  *
  * Counted launches with many teams are sampled like CUDA grids (first, middle, last and
  * random teams, RL_SAMPLE_BLOCKS, when teams x threads > RL_FULL_THREADS): the other teams
- * still run, uncounted. */
+ * are not run (RL_SAMPLE_SKIP=0: they run uncounted). */
 #define _GNU_SOURCE
 #include <omp.h>
 #include <setjmp.h>
@@ -195,6 +195,7 @@ static void run_fibers(int n) {
     f->ctx.uc_stack.ss_sp = f->stack;
     f->ctx.uc_stack.ss_size = STACK;
     f->ctx.uc_link = NULL;
+    f->ctx.uc_mcontext.fpregs = &f->ctx.__fpregs_mem; /* moved by realloc */
     makecontext(&f->ctx, trampoline, 0);
   }
   for (;;) {
@@ -234,6 +235,7 @@ static void run_parallel(int gtid, micro_t fn, int argc, void **a, int n) {
     fibers[0].ctx.uc_stack.ss_sp = fibers[0].stack;
     fibers[0].ctx.uc_stack.ss_size = STACK;
     fibers[0].ctx.uc_link = NULL;
+    fibers[0].ctx.uc_mcontext.fpregs = &fibers[0].ctx.__fpregs_mem; /* moved by realloc */
     makecontext(&fibers[0].ctx, trampoline, 0);
     switch_to(0);
     __rl_reset_stack();
@@ -247,6 +249,7 @@ static void run_parallel(int gtid, micro_t fn, int argc, void **a, int n) {
         f->st = RUN; f->started = 0;
         f->ctx.uc_stack.ss_sp = f->stack; f->ctx.uc_stack.ss_size = STACK;
         f->ctx.uc_link = NULL;
+        f->ctx.uc_mcontext.fpregs = &f->ctx.__fpregs_mem; /* moved by realloc */
         makecontext(&f->ctx, trampoline, 0);
       }
       /* thread 0 waits at its first barrier: run 1..n-1 up to theirs, then all onwards */
@@ -324,9 +327,12 @@ void __rl_kmpc_fork_teams(ident_t *loc, int argc, micro_t fn, ...) {
   em_nteams = (int)nteams;
   em_limit = limit;
   int next = 0;
+  const char *sk = getenv("RL_SAMPLE_SKIP");
+  int skip_rest = chosen && !(sk && *sk == '0');
   for (uint64_t t = 0; t < nteams; t++) {
     em_team = (int)t;
     int cnt = chosen && next < k && chosen[next] == t;
+    if (!cnt && skip_rest) continue; /* sampled launch: the other teams are not run */
     if (cnt) { next++; __rl_window_begin(); }
     int bt = 0;
     invoke(fn, &gtid, &bt, argc, a);
