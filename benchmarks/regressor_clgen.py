@@ -1,9 +1,13 @@
-"""Time prediction on CLgen's GTX 970 and HD 7970 runtime_gpu rows, kernel-grouped 90/10
-(train on 900 kernels, predict the 100 held-out kernels): GBM (static + Oclgrind + launch
-features), a launch-only GBM ablation (sizes and transfer bytes only), and the LLM regressor
-(SmolLM2-135M frozen backbone, cached kernel embeddings, MLP head).
+"""Time prediction on held-out kernels (kernel-grouped 90/10, optionally 5-fold too):
+GBM (static + Oclgrind + launch features), a launch-only GBM ablation (sizes and transfer
+bytes only) and the LLM regressor (SmolLM2-135M frozen backbone, cached kernel
+embeddings, MLP head), side by side.
 
-    RIDGELINE_DATA=../shared/data python benchmarks/regressor_clgen.py [--models gbm,launch,llm]
+Rows: CLgen's GTX 970 / HD 7970 ``runtime_gpu`` (``--gpus nvidia,amd``; times include
+transfers) or a local datagen run (``--pocl DIR``: kernel time on that device).
+
+    RIDGELINE_DATA=../shared/data python benchmarks/regressor_clgen.py --models gbm,launch
+    python benchmarks/regressor_clgen.py --pocl runs/dg --models gbm,llm --folds 5
 """
 
 from __future__ import annotations
@@ -11,9 +15,11 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from pathlib import Path
+from typing import Any
 
 from ridgeline.datagen.clgen import CLGEN_GPUS, clgen_rows
-from ridgeline.datagen.regression import evaluate_split, make_regressor
+from ridgeline.datagen.regression import evaluate_folds, evaluate_split, make_regressor
 from ridgeline.predictors.gbm_regressor import GBMRegressor
 
 
@@ -43,32 +49,56 @@ class LaunchOnly(GBMRegressor):
                        .clip(min=1))
 
 
+def _make(kind: str, seed: int) -> Any:
+    return LaunchOnly(random_state=seed) if kind == "launch" else make_regressor(kind, seed=seed)
+
+
+def _first(rows: Any, n: int | None) -> Any:
+    if not n:
+        return rows
+    keep = sorted(rows["kernel_file"].unique())[:n]
+    return rows[rows["kernel_file"].isin(keep)].reset_index(drop=True)
+
+
+def _datasets(a: argparse.Namespace) -> list[tuple[str, Any]]:
+    if a.pocl:
+        from ridgeline.datagen.evaltask import datagen_rows
+
+        return [(f"PoCL ({a.pocl})", datagen_rows(a.pocl))]
+    return [(CLGEN_GPUS[w][1], clgen_rows(w)) for w in a.gpus.split(",")]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", default="gbm,launch,llm")
     ap.add_argument("--seed", type=int, default=4839)
     ap.add_argument("--gpus", default="nvidia,amd")
+    ap.add_argument("--pocl", default=None, metavar="DATAGEN_DIR")
+    ap.add_argument("--folds", type=int, default=0, help="also k-fold (kernel-grouped)")
     ap.add_argument("--limit-kernels", type=int, default=None,
                     help="only the first N kernels (sorted by name), for CPU-bound LLM runs")
+    ap.add_argument("--json", default=None, help="also write the results here")
     a = ap.parse_args()
-    out = {}
-    for which in a.gpus.split(","):
-        rows = clgen_rows(which)
-        if a.limit_kernels:
-            keep = sorted(rows["kernel_file"].unique())[: a.limit_kernels]
-            rows = rows[rows["kernel_file"].isin(keep)].reset_index(drop=True)
+    out: dict[str, Any] = {}
+    for name, rows in _datasets(a):
+        rows = _first(rows, a.limit_kernels)
         for kind in a.models.split(","):
+            key = f"{name} / {kind}" + (f" (first {a.limit_kernels} kernels)"
+                                        if a.limit_kernels else "")
             t = time.perf_counter()
-            reg = LaunchOnly(random_state=a.seed) if kind == "launch" else make_regressor(
-                kind, seed=a.seed)
-            m, _ = evaluate_split(rows, reg, a.seed, progress=False)
+            m, _ = evaluate_split(rows, _make(kind, a.seed), a.seed, progress=False)
             m["fit_predict_s"] = time.perf_counter() - t
-            key = f"{CLGEN_GPUS[which][1]} / {kind}"
-            if a.limit_kernels:
-                key += f" (first {a.limit_kernels} kernels)"
             out[key] = m
             print(json.dumps({key: m}), flush=True)
-    print(json.dumps(out, indent=2))
+            if a.folds:
+                m = evaluate_folds(rows, lambda kind=kind: _make(kind, a.seed), a.folds,
+                                   a.seed)
+                out[f"{key} / {a.folds}-fold"] = m
+                print(json.dumps({f"{key} / {a.folds}-fold": m}), flush=True)
+    text = json.dumps(out, indent=2)
+    print(text)
+    if a.json:
+        Path(a.json).write_text(text + "\n")
 
 
 if __name__ == "__main__":

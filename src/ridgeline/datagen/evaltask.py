@@ -80,20 +80,23 @@ def datagen_rows(folder: str | Path) -> Any:
 
 
 def run_pocl(args: argparse.Namespace) -> int:
-    from ridgeline.datagen.regression import evaluate_split, make_regressor
+    from ridgeline.datagen.regression import evaluate_folds, evaluate_split, make_regressor
     from ridgeline.errors import UsageError
     from ridgeline.evaluation.provenance import provenance
 
     if not getattr(args, "model", None):
         raise UsageError("--task pocl-regression needs --model DATAGEN_DIR (a datagen output)")
     rows = datagen_rows(args.model)
-    results = {}
+    results: dict[str, Any] = {}
     for kind in _kinds(args):
         m, _ = evaluate_split(rows, make_regressor(kind, None, False, args.seed), args.seed)
         results[kind] = m
+        results[f"{kind} / 5-fold"] = evaluate_folds(
+            rows, lambda kind=kind: make_regressor(kind, None, False, args.seed), 5, args.seed)
     _write(Path(args.out), "pocl-regression", {
         "task": "pocl-regression", "datagen": str(args.model),
-        "split": f"kernel-grouped 90/10, seed {args.seed}", "target": "kernel time log2(us)",
+        "split": f"kernel-grouped 90/10 and 5-fold, seed {args.seed}",
+        "target": "kernel time log2(us)",
         "results": results, "provenance": provenance(seed=args.seed)})
     return 0
 

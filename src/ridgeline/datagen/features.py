@@ -1,10 +1,10 @@
 """Feature rows for the time regressors: static source features (libclang front end),
 Oclgrind per-work-item dynamic counts (cached by kernel hash), and launch features.
 
-The Oclgrind profile of a kernel is measured at two global sizes with CLgen's argument
+The Oclgrind profile of a kernel is measured at three global sizes with CLgen's argument
 convention (every buffer holds one element per work-item, integer scalars equal the global
-size) and kept as an affine function of the global size, so any launch's counts are
-extrapolated without running it.
+size), so any launch's counts are extrapolated without running it: linearly, or as a
+quadratic when the middle size shows that a size-valued scalar bounds a loop.
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ from typing import Any
 
 from ridgeline.errors import MissingDataError, RidgelineError, SchemaError
 
-__all__ = ["grouped_split", "make_regressor", "train_clgen", "load_regressor",
-           "predict_batch", "evaluate_split"]
+__all__ = ["grouped_split", "grouped_folds", "make_regressor", "train_clgen",
+           "load_regressor", "predict_batch", "evaluate_split", "evaluate_folds"]
 
 
 def grouped_split(groups: Any, test_frac: float = 0.1, seed: int = 4839) -> tuple[Any, Any]:
@@ -24,6 +24,16 @@ def grouped_split(groups: Any, test_frac: float = 0.1, seed: int = 4839) -> tupl
     test = set(uniq[:n_test].tolist())
     mask = np.array([g in test for g in groups], dtype=bool)
     return ~mask, mask
+
+
+def grouped_folds(groups: Any, k: int = 5, seed: int = 4839) -> list[Any]:
+    """*k* boolean test masks over the rows: every kernel is held out exactly once."""
+    import numpy as np
+
+    uniq = np.array(sorted(set(groups)))
+    np.random.default_rng(seed).shuffle(uniq)
+    g = np.asarray(list(groups))
+    return [np.isin(g, part) for part in np.array_split(uniq, k)]
 
 
 def make_regressor(model: str, backbone: str | None = None, finetune: bool = False,
@@ -52,6 +62,27 @@ def evaluate_split(rows: Any, model: Any, seed: int = 4839, progress: bool = Tru
              train_kernels=int(rows[tr]["kernel_file"].nunique()),
              test_kernels=int(rows[te]["kernel_file"].nunique()))
     return m, model
+
+
+def evaluate_folds(rows: Any, make: Any, k: int = 5, seed: int = 4839,
+                   progress: bool = False) -> dict[str, Any]:
+    """Kernel-grouped *k*-fold cross-validation: ``make()`` gives a fresh regressor per
+    fold; metrics over all rows (each predicted by the fold that held its kernel out),
+    plus each fold's MAPE."""
+    import numpy as np
+
+    from ridgeline.evaluation.metrics import regression
+
+    pred = np.full(len(rows), np.nan)
+    per_fold = []
+    for te in grouped_folds(rows["kernel_file"].tolist(), k, seed):
+        model = make().fit(rows[~te].reset_index(drop=True), progress=progress)
+        pred[te] = model.predict_rows(rows[te].reset_index(drop=True), progress=progress)
+        t = rows[te]["time_us"].to_numpy()
+        per_fold.append(float(np.mean(np.abs(pred[te] - t) / t)))
+    m: dict[str, Any] = dict(regression(rows["time_us"].tolist(), pred.tolist()))
+    m.update(folds=k, fold_mape=per_fold, kernels=int(rows["kernel_file"].nunique()))
+    return m
 
 
 def train_clgen(which: str, out: str | Path, model: str = "gbm", backbone: str | None = None,

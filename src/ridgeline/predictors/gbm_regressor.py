@@ -69,18 +69,19 @@ class GBMRegressor(Predictor):
     def __init__(self, max_iter: int = 600, learning_rate: float = 0.05,
                  max_leaf_nodes: int = 31, l2_regularization: float = 1.0,
                  min_samples_leaf: int = 10, use_oclgrind: bool = True,
-                 random_state: int = 0) -> None:
+                 loss: str = "squared_error", random_state: int = 0) -> None:
         self.max_iter = max_iter
         self.learning_rate = learning_rate
         self.max_leaf_nodes = max_leaf_nodes
         self.l2_regularization = l2_regularization
         self.min_samples_leaf = min_samples_leaf
         self.use_oclgrind = use_oclgrind
+        self.loss = loss  # of log2 time: "squared_error" or "absolute_error" (median)
         self.random_state = random_state
 
     def get_params(self) -> dict[str, Any]:
         keys = ("max_iter", "learning_rate", "max_leaf_nodes", "l2_regularization",
-                "min_samples_leaf", "use_oclgrind", "random_state")
+                "min_samples_leaf", "use_oclgrind", "loss", "random_state")
         return {k: getattr(self, k) for k in keys}
 
     def fit(self, rows: Any, progress: bool = False) -> GBMRegressor:
@@ -95,7 +96,8 @@ class GBMRegressor(Predictor):
         self.model_ = HistGradientBoostingRegressor(
             max_iter=self.max_iter, learning_rate=self.learning_rate,
             max_leaf_nodes=self.max_leaf_nodes, l2_regularization=self.l2_regularization,
-            min_samples_leaf=self.min_samples_leaf, random_state=self.random_state)
+            min_samples_leaf=self.min_samples_leaf, loss=getattr(self, "loss", "squared_error"),
+            random_state=self.random_state)
         self.model_.fit(X.to_numpy(dtype=float), y)
         return self
 
