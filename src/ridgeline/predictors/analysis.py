@@ -16,7 +16,7 @@ from ridgeline.hardware import Counts
 from ridgeline.predictors.argeval import Dim, Env, split_args, try_evaluate
 from ridgeline.predictors.base import Dim3, KernelRef, Launch
 from ridgeline.predictors.hostenv import _globals, bind_params, host_env
-from ridgeline.predictors.kernelstats import Stats, _types, analyze
+from ridgeline.predictors.kernelstats import Callees, Stats, _types, analyze
 from ridgeline.predictors.srcscan import Function, Program, load_program
 from ridgeline.predictors.srcscan import Launch as Site
 
@@ -100,6 +100,114 @@ def _pick_kernel(prog: Program, name: str, launch: Launch) -> tuple[Function, li
     return k, [f"kernel {name!r} is a template fragment; GUESSED {k.name!r} (first kernel)"]
 
 
+_TYPEDEF = re.compile(r"\btypedef\s+(?:const\s+)?([A-Za-z_][\w:]*)\s+([A-Za-z_]\w*)\s*;")
+_USING = re.compile(r"\busing\s+([A-Za-z_]\w*)\s*=\s*(?:const\s+)?([A-Za-z_][\w:]*)\s*;")
+_TEMPLATE = re.compile(r"template\s*<(.*)>", re.S)
+#: Itanium mangling of builtin template arguments (`_Z15upperMaskKernelIiEv...` -> int)
+_MANGLED = {"f": "float", "d": "double", "i": "int", "j": "unsigned", "l": "long",
+            "m": "unsigned long", "x": "long long", "y": "unsigned long long", "s": "short",
+            "t": "unsigned short", "c": "char", "h": "unsigned char", "b": "bool"}
+
+
+def _program_aliases(prog: Program) -> tuple[dict[str, str], str]:
+    """Type names the program defines (typedef, using, object-like macros naming a type) and
+    its dominant floating type (the one template parameters default to)."""
+    aliases: dict[str, str] = {}
+    n_float = n_double = 0
+    for text in prog.files.values():
+        for m in _TYPEDEF.finditer(text):
+            aliases.setdefault(m.group(2), m.group(1))
+        for m in _USING.finditer(text):
+            aliases.setdefault(m.group(1), m.group(2))
+        n_float += len(re.findall(r"\bfloat\b", text))
+        n_double += len(re.findall(r"\bdouble\b", text))
+    for name, val in prog.macros.items():  # types (`FP float`) and names (`SQRT sqrtf`)
+        if re.fullmatch(r"[A-Za-z_]\w*", val):
+            aliases.setdefault(name, val)
+    return aliases, "double" if n_double > n_float else "float"
+
+
+def _template_params(qualifiers: str) -> list[str]:
+    m = _TEMPLATE.search(qualifiers)
+    if not m:
+        return []
+    return [p.split()[-1] for p in split_args_top(m.group(1))
+            if re.match(r"\s*(typename|class)\b", p) and len(p.split()) >= 2]
+
+
+def split_args_top(text: str) -> list[str]:
+    from ridgeline.predictors.srcscan import split_top
+
+    return [p.strip() for p in split_top(text) if p.strip()]
+
+
+def _callees(prog: Program, fn: Function | None, targs: str = "", mangled: str = "",
+             notes: list[str] | None = None) -> Callees:
+    """Functions a kernel body may call, and its type names: template parameters from the
+    launch's explicit arguments, the mangled region name, or the program's dominant floating
+    type (said in *notes*)."""
+    aliases, dominant = _program_aliases(prog)
+    if fn is not None:
+        params = _template_params(fn.qualifiers)
+        given = split_args_top(targs) if targs else []
+        code = re.search(r"I([a-z])E", mangled) if mangled else None
+        for i, name in enumerate(params):
+            if i < len(given):
+                aliases[name] = given[i]
+            elif i == 0 and code and code.group(1) in _MANGLED:
+                aliases[name] = _MANGLED[code.group(1)]
+            else:
+                aliases[name] = dominant
+                if notes is not None:
+                    notes.append(f"template parameter {name} of {fn.name} taken as {dominant} "
+                                 "(the program's dominant floating type)")
+    functions = {name: fs[0].params for name, fs in prog.functions.items()
+                 if not fs[0].is_kernel and name != "main"}
+    bodies = {name: prog.functions[name][0].body for name in functions}
+    return Callees(functions, bodies, aliases)
+
+
+def _file_scope(text: str) -> str:
+    """The text outside every brace pair (declarations at file scope)."""
+    out, depth = [], 0
+    for ch in text:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            out.append(ch)
+    return "".join(out)
+
+
+def _scope_pointers(prog: Program) -> dict[str, str]:
+    cached: dict[str, str] | None = getattr(prog, "_scope_pointers", None)
+    if cached is None:
+        cached = {}
+        for text in prog.files.values():
+            for k, v in _types(_file_scope(text), [], arrays=True)[1].items():
+                cached.setdefault(k, v)
+        prog._scope_pointers = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def _spmd_copies(pragma: str, body: str, grid: Dim3 | None, block: Dim3 | None,
+                 notes: list[str]) -> float:
+    """How many times a target region's body runs: once for a work-shared loop nest, once per
+    team for `teams` without `distribute` (SPMD by team number), and once per thread as well
+    when the body opens a plain `parallel` block."""
+    words = set(re.findall(r"[a-z_]+", pragma.split("(")[0] if "(" in pragma else pragma))
+    if "teams" not in words or "distribute" in words or grid is None:
+        return 1.0
+    copies = float(math.prod(grid))
+    inner = re.search(r"#\s*pragma\s+omp\s+parallel\b(?!\s+for)(?![^\n]*\bfor\b)", body)
+    if inner and block is not None:
+        copies *= float(math.prod(block))
+    notes.append(f"SPMD target region: body counted {copies:.0f} times (teams"
+                 + (" x threads)" if inner else ")"))
+    return copies
+
+
 def _cuda(prog: Program, kref: KernelRef, launch: Launch) -> KernelAnalysis:
     fn, notes = _pick_kernel(prog, kref.name, launch)
     origin: dict[str, str] = {}
@@ -131,7 +239,8 @@ def _cuda(prog: Program, kref: KernelRef, launch: Launch) -> KernelAnalysis:
     kenv = Env({**bound, "threadIdx": Dim(0, 0, 0), "blockIdx": Dim(0, 0, 0),
                 "blockDim": Dim(*(block or (1, 1, 1))), "gridDim": Dim(*(grid or (1, 1, 1)))},
                _globals(prog), None)
-    stats = analyze(fn.body, fn.params, kenv)
+    callees = _callees(prog, fn, site.targs if site else "", notes=notes)
+    stats = analyze(fn.body, fn.params, kenv, callees=callees)
     threads = float(math.prod(grid) * math.prod(block)) if grid and block else float("nan")
     if stats.guard is not None and isinstance(stats.guard, int | float) and stats.guard > 0:
         threads = min(threads, float(stats.guard)) if math.isfinite(threads) else threads
@@ -148,8 +257,11 @@ def _omp(prog: Program, kref: KernelRef, launch: Launch) -> KernelAnalysis:
                      f"{region.file}:{region.line}")
     fn = prog.function(region.function) if region.function else None
     env = host_env(prog, fn, region.offset, split_args(launch.args))
-    extra = _types(fn.body, fn.params)[1] if fn else {}
-    stats = analyze(region.body, [], env, extra_pointers=extra)
+    extra = _types(fn.body, fn.params, arrays=True)[1] if fn else {}
+    for k, v in _scope_pointers(prog).items():  # file-scope arrays and pointers are mapped too
+        extra.setdefault(k, v)
+    callees = _callees(prog, fn, mangled=kref.name, notes=notes)
+    stats = analyze(region.body, [], env, extra_pointers=extra, callees=callees)
     grid, block = launch.grid, launch.block
     origin = {"grid": "given" if grid else "unknown", "block": "given" if block else "unknown"}
     for what, clause in (("grid", "num_teams"), ("block", "thread_limit")):
@@ -163,7 +275,8 @@ def _omp(prog: Program, kref: KernelRef, launch: Launch) -> KernelAnalysis:
                 else:
                     block = val
     origin["arguments"] = f"{len(env.vars)} host values evaluated"
-    return KernelAnalysis(kref.name, "omp", grid, block, stats, 1.0, dict(env.vars),
+    runs = _spmd_copies(region.pragma, region.body, grid, block, notes)
+    return KernelAnalysis(kref.name, "omp", grid, block, stats, runs, dict(env.vars),
                           launch.args, origin, notes)
 
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ridgeline.predictors.argeval import TYPE_SIZES, Dim, Env, try_evaluate
-from ridgeline.predictors.srcscan import Param, match_paren
+from ridgeline.predictors.srcscan import Param, match_paren, split_top
 
-__all__ = ["Stats", "analyze", "UNKNOWN_TRIP"]
+__all__ = ["Stats", "analyze", "UNKNOWN_TRIP", "Callees", "resolve_type"]
 
 UNKNOWN_TRIP = 16.0
 _MAX_TRIP = 1e9
@@ -31,6 +31,7 @@ _SYNC = re.compile(r"__syncthreads|barrier\s*\(|#\s*pragma\s+omp\s+barrier")
 _DECL = re.compile(r"\b(?:const\s+)?(unsigned\s+\w+|[A-Za-z_]\w*)\s*\*?\s+"
                    r"\*?\s*([A-Za-z_]\w*)\s*(?=[=;,\[)])")
 _ARITH = re.compile(r"(?<![-+*/=<>!&|^%])([-+*/])(?![-+=>])|([-+*/])=")
+_MEMBER = re.compile(r"(?:\.|->)\s*[A-Za-z_]\w*")
 _INT_HINT = re.compile(r"\b(threadIdx|blockIdx|blockDim|gridDim|omp_get_\w+)\b")
 
 
@@ -60,6 +61,30 @@ class Stats:
     def flops(self, prec: str) -> float:
         return self.fp[prec] + self.math[prec] * 4.0
 
+    def add(self, other: Stats, weight: float) -> None:
+        """Add *other*'s weighted counts times *weight* (an inlined call)."""
+        for k, v in other.fp.items():
+            self.fp[k] += v * weight
+        for k, v in other.math.items():
+            self.math[k] += v * weight
+        for name in ("int_ops", "loads", "stores", "load_bytes", "store_bytes", "shared",
+                     "atomics", "syncs"):
+            setattr(self, name, getattr(self, name) + getattr(other, name) * weight)
+        self.loops += other.loops
+        self.unknown_loops += other.unknown_loops
+        self.static_fp.update(other.static_fp)
+        self.static_accesses += other.static_accesses
+
+
+@dataclass
+class Callees:
+    """What a kernel body may call: the program's functions (inlined at their call weight),
+    and what its type names mean (typedefs, macros, template parameters)."""
+
+    functions: dict[str, list[Param]] = field(default_factory=dict)
+    bodies: dict[str, str] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)
+
 
 @dataclass
 class _Ctx:
@@ -69,16 +94,39 @@ class _Ctx:
     shared: set[str]
     stats: Stats
     depth: int = 0
+    callees: Callees = field(default_factory=Callees)
+    call_depth: int = 0
+    memo: dict[tuple[str, tuple[Any, ...]], Stats] = field(default_factory=dict)
 
 
-def _elem_size(ty: str) -> int:
-    return TYPE_SIZES.get(ty, 4)
+_MAX_CALL_DEPTH = 4
+_NOT_CALLS = {"if", "for", "while", "switch", "return", "sizeof", "defined", "do", "else"}
+
+
+def resolve_type(ty: str, aliases: dict[str, str]) -> str:
+    """A type name through typedefs, macros and template parameters (a few hops)."""
+    ty = re.sub(r"\b(?:const|volatile|__restrict__|restrict|struct|unsigned|signed)\b", "",
+                ty).strip() or ty
+    for _ in range(4):
+        nxt = aliases.get(ty)
+        if not nxt or nxt == ty:
+            break
+        ty = nxt
+    return ty
+
+
+def _elem_size(ty: str, aliases: dict[str, str] | None = None) -> int:
+    return TYPE_SIZES.get(resolve_type(ty, aliases or {}), 4)
 
 
 def _precision_of(stmt: str, ctx: _Ctx) -> str:
     precs = set()
-    for ident in re.findall(r"[A-Za-z_]\w*", stmt):
+    aliases = ctx.callees.aliases
+    # member names (`blockIdx.x`, `p->y`) are not variables: `.x` must not pick up a pointer x
+    for ident in re.findall(r"[A-Za-z_]\w*", _MEMBER.sub("", stmt)):
         ty = ctx.types.get(ident) or ctx.pointers.get(ident)
+        if ty is not None:
+            ty = resolve_type(ty, aliases)
         if ty in _FP_TYPES:
             precs.add(_FP_TYPES[ty])
     if re.search(r"\b\d+\.\d*(?:[eE][-+]?\d+)?f\b|\b\d+\.?\d*[eE][-+]?\d+f\b", stmt):
@@ -109,13 +157,53 @@ def _count_flat(text: str, ctx: _Ctx, weight: float) -> None:
         else:
             st.fp[prec] += n_arith * weight
             st.static_fp[prec] += n_arith
-        for m in _MATH.finditer(stmt):
+        for m in _MATH.finditer(_expand_idents(stmt, ctx.callees.aliases)):
             mp = "sp" if m.group(2) == "f" else (prec if prec != "int" else "dp")
             st.math[mp] += weight
         st.int_ops += sum(len(_ARITH.findall(s)) + 1 for s in subs) * weight
         _count_accesses(stmt, ctx, weight)
         st.atomics += len(_ATOMIC.findall(stmt)) * weight
         st.syncs += len(_SYNC.findall(stmt)) * weight
+        if ctx.callees.bodies:
+            _count_calls(stmt, ctx, weight)
+
+
+def _expand_idents(stmt: str, aliases: dict[str, str]) -> str:
+    """*stmt* with identifiers that name another identifier (`#define SQRT sqrtf`) replaced."""
+    if not aliases:
+        return stmt
+    return re.sub(r"\b[A-Za-z_]\w*\b", lambda m: aliases.get(m.group(0), m.group(0)), stmt)
+
+
+def _count_calls(stmt: str, ctx: _Ctx, weight: float) -> None:
+    """Inline calls of the program's own functions: their counts at this statement's weight,
+    with parameters bound where the arguments evaluate."""
+    if ctx.call_depth >= _MAX_CALL_DEPTH:
+        return
+    for m in re.finditer(r"(?<![.\w>])([A-Za-z_]\w*)\s*(?:<[^;<>()]*>)?\s*\(", stmt):
+        name = m.group(1)
+        if name in _NOT_CALLS or name not in ctx.callees.bodies:
+            continue
+        params = ctx.callees.functions.get(name, [])
+        end = match_paren(stmt, m.end() - 1)
+        args = split_top(stmt[m.end():end - 1]) if end > 0 else []
+        bound: dict[str, Any] = {}
+        for prm, arg in zip(params, args, strict=False):
+            if not prm.pointer:
+                v = try_evaluate(arg, ctx.env)
+                if isinstance(v, int | float | Dim):
+                    bound[prm.name] = v
+        key = (name, tuple(sorted((k, str(v)) for k, v in bound.items())))
+        sub = ctx.memo.get(key)
+        if sub is None:
+            ctx.memo[key] = Stats()  # recursion guard
+            body = ctx.callees.bodies[name]
+            types, pointers, shared = _types(body, params)
+            inner = _Ctx(ctx.env.child(**bound), types, pointers, shared, Stats(),
+                         callees=ctx.callees, call_depth=ctx.call_depth + 1, memo=ctx.memo)
+            _walk(body, inner, 1.0)
+            sub = ctx.memo[key] = inner.stats
+        ctx.stats.add(sub, weight)
 
 
 def _count_accesses(stmt: str, ctx: _Ctx, weight: float) -> None:
@@ -131,7 +219,7 @@ def _count_accesses(stmt: str, ctx: _Ctx, weight: float) -> None:
             continue
         if name not in ctx.pointers:
             continue
-        size = _elem_size(ctx.pointers[name])
+        size = _elem_size(ctx.pointers[name], ctx.callees.aliases)
         st.static_accesses += 1
         if is_store:
             st.stores += weight
@@ -204,10 +292,13 @@ def _step(inc: str, var: str, ctx: _Ctx) -> tuple[float | None, float | None]:
     op, val = m.group(1).rstrip("="), try_evaluate(m.group(2), ctx.env)
     if not isinstance(val, int | float) or val == 0:
         return None, None
-    return {
-        "+": (float(val), None), "-": (-float(val), None), "*": (None, float(val)),
-        "/": (None, float(val)), "<<": (None, 2.0 ** val), ">>": (None, 2.0 ** val),
-    }[op]
+    if op in ("+", "-"):
+        return (float(val) if op == "+" else -float(val)), None
+    if op in ("*", "/"):
+        return None, float(val)
+    if not 0 < val < 64:  # a shift by a huge or negative amount: not a loop we can count
+        return None, None
+    return None, 2.0 ** val
 
 
 def _walk(text: str, ctx: _Ctx, weight: float) -> None:
@@ -270,11 +361,28 @@ def _body(text: str, after: int) -> tuple[str, int]:
     return text[i:end], end
 
 
-def _types(text: str, params: list[Param]) -> tuple[dict[str, str], dict[str, str], set[str]]:
+_ARRAY_PTR = re.compile(r"\b([A-Za-z_]\w*)\s*\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\[")
+_VECTOR = re.compile(r"\b(?:std::)?vector\s*<\s*(?:const\s+)?([\w:]+)\s*>\s*&?\s*([A-Za-z_]\w*)")
+_ARRAY = re.compile(r"\b([A-Za-z_]\w*)\s+([A-Za-z_]\w*)\s*\[[^\]]+\]\s*(?:\[[^\]]+\]\s*)*[;=,]")
+
+
+def _types(text: str, params: list[Param], arrays: bool = False
+           ) -> tuple[dict[str, str], dict[str, str], set[str]]:
+    """(variable types, global pointers with element types, shared/local arrays) declared in
+    *text* or as *params*; with *arrays*, fixed-size arrays and vectors count as global
+    memory too (host arrays that an OpenMP target region maps to the device)."""
     types: dict[str, str] = {}
     pointers: dict[str, str] = {}
     for p in params:
         (pointers if p.pointer else types)[p.name] = p.type
+    for m in _ARRAY_PTR.finditer(text):  # T (*p)[N]
+        pointers.setdefault(m.group(2), m.group(1))
+    if arrays:
+        for m in _VECTOR.finditer(text):
+            pointers.setdefault(m.group(2), m.group(1))
+        for m in _ARRAY.finditer(text):
+            if m.group(1) not in ("return", "else", "case", "new", "delete", "__shared__"):
+                pointers.setdefault(m.group(2), m.group(1))
     shared: set[str] = set()
     for m in re.finditer(r"__shared__\s+(?:\w+\s+)*?([\w:]+)\s+([A-Za-z_]\w*)", text):
         shared.add(m.group(2))
@@ -292,14 +400,15 @@ def _types(text: str, params: list[Param]) -> tuple[dict[str, str], dict[str, st
     return types, pointers, shared
 
 
-def analyze(body: str, params: list[Param], env: Env, extra_pointers: dict[str, str] | None = None
-            ) -> Stats:
-    """Weighted counts for *body* with kernel parameters bound in *env*."""
+def analyze(body: str, params: list[Param], env: Env, extra_pointers: dict[str, str] | None = None,
+            callees: Callees | None = None) -> Stats:
+    """Weighted counts for *body* with kernel parameters bound in *env*; calls of the
+    functions in *callees* are inlined."""
     types, pointers, shared = _types(body, params)
     if extra_pointers:
         for k, v in extra_pointers.items():
             pointers.setdefault(k, v)
-    ctx = _Ctx(env, types, pointers, shared, Stats())
+    ctx = _Ctx(env, types, pointers, shared, Stats(), callees=callees or Callees())
     _walk(body, ctx, 1.0)
     g = re.search(r"if\s*\(\s*[A-Za-z_]\w*\s*(?:>=|>)\s*([^)&|]+)\)\s*return", body)
     if g:

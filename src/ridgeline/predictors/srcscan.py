@@ -25,6 +25,9 @@ __all__ = [
     "match_paren",
     "split_top",
     "strip_comments",
+    "expand_fn_macros",
+    "fn_macros",
+    "resolve_conditionals",
 ]
 
 SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".hh", ".cpp", ".cc", ".cxx", ".c", ".cl",
@@ -33,6 +36,13 @@ _MAX_FILE = 2_000_000
 _KEYWORDS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "else", "do",
              "defined", "__launch_bounds__", "__attribute__", "decltype", "alignas"}
 _LAUNCH = re.compile(r"\b(?P<name>[A-Za-z_]\w*)\s*(?P<targs><[^;<>]*(?:<[^;<>]*>[^;<>]*)*>)?\s*<<<")
+# `#pragma omp target ...` with backslash-continued lines (a backslash not ending a line is text)
+_OMP_TARGET = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+omp[ \t]+target\b"
+                         r"((?:[^\n\\]|\\(?!\r?\n))*(?:\\\r?\n(?:[^\n\\]|\\(?!\r?\n))*)*)", re.M)
+_FN_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)]*)\)[ \t]*(.*)$", re.M)
+_DIRECTIVE = re.compile(r"^[ \t]*#(?:[^\n\\]|\\(?!\r?\n))*(?:\\\r?\n(?:[^\n\\]|\\(?!\r?\n))*)*",
+                        re.M)
+_MAX_EXPANSIONS = 20000
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])[ \t]*(.*)$", re.M)
 
 
@@ -113,6 +123,7 @@ class Launch:
     line: int
     function: str | None  # enclosing function
     offset: int  # in the enclosing function's body
+    targs: str = ""  # explicit template arguments at the launch (`float, 4`), if any
 
 
 @dataclass
@@ -266,6 +277,7 @@ def _scan_launches(fn: Function, prog: Program) -> None:
         prog.launches.append(Launch(
             m.group("name"), cfg[0], cfg[1], split_top(body[po + 1:pe - 1]), fn.file,
             _line_of(prog.files[fn.file], fn.offset + m.start()), fn.name, m.start(),
+            (m.group("targs") or "")[1:-1].strip(),
         ))
 
 
@@ -291,9 +303,8 @@ def _statement_after(text: str, pos: int) -> str:
 
 
 def _scan_omp(text: str, file: str, prog: Program) -> None:
-    for m in re.finditer(r"^[ \t]*#[ \t]*pragma[ \t]+omp[ \t]+target\b([^\n]*(?:\\\n[^\n]*)*)",
-                         text, re.M):
-        pragma = m.group(1).replace("\\\n", " ")
+    for m in _OMP_TARGET.finditer(text):
+        pragma = re.sub(r"\\\r?\n", " ", m.group(1))
         if re.match(r"\s*(data|update|enter|exit)\b", pragma):
             continue
         line = _line_of(text, m.start() + len(m.group(0)) - len(m.group(0).lstrip()))
@@ -306,6 +317,145 @@ def _scan_omp(text: str, file: str, prog: Program) -> None:
             line, file, " ".join(pragma.split()), _statement_after(text, m.end()),
             owner.name if owner else None, m.start() - owner.offset if owner else m.start(),
         ))
+
+
+_COND = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(.*)$")
+#: what a device compilation defines (an unknown name in `#if` is 0, as in C)
+PREDEFINED = {"__CUDACC__": "1", "__CUDA_ARCH__": "800", "_OPENMP": "201811",
+              "__cplusplus": "201703", "__NVCC__": "1"}
+
+
+def _cond_value(kind: str, expr: str, defined: set[str], values: dict[str, str],
+                next_line: str) -> bool | None:
+    expr = expr.strip()
+    if kind in ("ifdef", "ifndef"):
+        name = expr.split()[0] if expr.split() else ""
+        if kind == "ifndef" and re.match(rf"\s*#\s*define\s+{re.escape(name)}\b", next_line):
+            return True  # an include guard
+        return (name in defined) == (kind == "ifdef")
+    from ridgeline.predictors.argeval import Env, try_evaluate
+
+    e = re.sub(r"\bdefined\s*\(\s*(\w+)\s*\)|\bdefined\s+(\w+)",
+               lambda m: "1" if (m.group(1) or m.group(2)) in defined else "0", expr)
+    e = e.replace("&&", " and ").replace("||", " or ")
+    e = re.sub(r"!(?!=)", " not ", e)
+    e = re.sub(r"\b[A-Za-z_]\w*\b",
+               lambda m: m.group(0) if m.group(0) in ("and", "or", "not") else
+               values.get(m.group(0), "0") if re.fullmatch(r"[-+]?\d+[uUlL]*",
+                                                            values.get(m.group(0), "0")) else "0",
+               e)
+    e = re.sub(r"(\d+)[uUlL]+\b", r"\1", e)
+    try:
+        if not re.fullmatch(r"[\d\s()+\-*/%<>=!andortx]*", e):
+            return None
+        return bool(eval(e, {"__builtins__": {}}, {}))  # noqa: S307 (digits and operators only)
+    except Exception:  # noqa: BLE001 (an expression we cannot read: unknown)
+        v = try_evaluate(e, Env())
+        return None if v is None else bool(v)
+
+
+def resolve_conditionals(text: str, defined: set[str], values: dict[str, str]) -> str:
+    """Blank the inactive branches of #if/#ifdef/#ifndef (line count kept). Names count as
+    defined when the program #defines them anywhere (or :data:`PREDEFINED`); a condition
+    that cannot be read keeps its first branch."""
+    if "#" not in text:
+        return text
+    lines = text.split("\n")
+    stack: list[tuple[bool, bool]] = []  # (this branch active, some branch taken)
+    active = True
+    for i, line in enumerate(lines):
+        m = _COND.match(line)
+        if not m:
+            if not active:
+                lines[i] = ""
+            continue
+        kind, rest = m.group(1), m.group(2)
+        nxt = next((x for x in lines[i + 1:i + 3] if x.strip()), "")
+        if kind in ("if", "ifdef", "ifndef"):
+            v = _cond_value(kind, rest, defined, values, nxt)
+            take = True if v is None else v
+            stack.append((take, take))
+        elif kind == "elif" and stack:
+            _, taken = stack[-1]
+            v = _cond_value("if", rest, defined, values, nxt)
+            take = not taken and (v is None or v)
+            stack[-1] = (take, taken or take)
+        elif kind == "else" and stack:
+            stack[-1] = (not stack[-1][1], True)
+        elif kind == "endif" and stack:
+            stack.pop()
+        active = all(a for a, _ in stack)
+        lines[i] = ""
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class _FnMacro:
+    params: tuple[str, ...]
+    body: str
+
+
+def fn_macros(files: dict[str, str]) -> dict[str, _FnMacro]:
+    """Function-like macros of all files (first definition wins, as for object-like ones)."""
+    out: dict[str, _FnMacro] = {}
+    for text in files.values():
+        for m in _FN_DEFINE.finditer(re.sub(r"\\\r?\n", " ", text)):
+            params = tuple(p.strip() for p in m.group(2).split(",") if p.strip())
+            if m.group(3).strip():
+                out.setdefault(m.group(1), _FnMacro(params, m.group(3).strip()))
+    return out
+
+
+def _substitute(mac: _FnMacro, args: list[str]) -> str:
+    vals = dict(zip(mac.params, args, strict=False))
+    if mac.params and mac.params[-1] == "...":
+        vals["__VA_ARGS__"] = ", ".join(args[len(mac.params) - 1:])
+    if not vals:
+        return mac.body
+    names = "|".join(re.escape(k) for k in sorted(vals, key=len, reverse=True))
+    body = re.sub(rf"#\s*({names})\b", lambda m: '"' + vals[m.group(1)] + '"', mac.body)
+    body = re.sub(rf"\b({names})\b", lambda m: vals[m.group(1)], body)
+    return re.sub(r"\s*##\s*", "", body)
+
+
+def expand_fn_macros(text: str, macros: dict[str, _FnMacro], passes: int = 3) -> str:
+    """*text* with function-like macro invocations expanded outside preprocessor lines.
+
+    Newlines inside an invocation are kept after its expansion, so line numbers hold; a
+    macro that mentions its own name is left alone (no recursion)."""
+    usable = {k: v for k, v in macros.items() if not re.search(rf"\b{re.escape(k)}\b", v.body)}
+    if not usable:
+        return text
+    call = re.compile(r"\b(" + "|".join(re.escape(k) for k in sorted(usable, key=len,
+                                                                      reverse=True)) + r")\s*\(")
+    done = 0
+    for _ in range(passes):
+        skip = [(d.start(), d.end()) for d in _DIRECTIVE.finditer(text)]
+        out: list[str] = []
+        pos, changed, si = 0, False, 0
+        for m in call.finditer(text):
+            if m.start() < pos:
+                continue
+            while si < len(skip) and skip[si][1] <= m.start():
+                si += 1
+            if si < len(skip) and skip[si][0] <= m.start():
+                continue
+            end = match_paren(text, m.end() - 1)
+            if end < 0 or done >= _MAX_EXPANSIONS:
+                continue
+            mac = usable[m.group(1)]
+            inner = text[m.end():end - 1]
+            args = split_top(inner) if inner.strip() else []
+            out.append(text[pos:m.start()])
+            out.append(_substitute(mac, [" ".join(a.split()) for a in args]))
+            out.append("\n" * text.count("\n", m.start(), end))
+            pos, changed = end, True
+            done += 1
+        if not changed:
+            break
+        out.append(text[pos:])
+        text = "".join(out)
+    return text
 
 
 @lru_cache(maxsize=64)
@@ -321,6 +471,17 @@ def _load_cached(key: tuple[tuple[str, float], ...]) -> Program:
         if b"\0" in raw[:4096]:
             raise InputFileError(f"source {p} is binary, expected C/C++/CUDA text")
         prog.files[p.name] = strip_comments(raw.decode("utf-8", errors="replace"))
+    joined = {k: re.sub(r"\\\r?\n", " ", v) for k, v in prog.files.items()}
+    defined = set(PREDEFINED)
+    values = dict(PREDEFINED)
+    for text in joined.values():
+        for m in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]*(.*)$", text, re.M):
+            defined.add(m.group(1))
+            values.setdefault(m.group(1), m.group(2).strip())
+    prog.files = {k: resolve_conditionals(v, defined, values) for k, v in prog.files.items()}
+    macros = fn_macros(prog.files)
+    if macros:
+        prog.files = {k: expand_fn_macros(v, macros) for k, v in prog.files.items()}
     for name, text in prog.files.items():
         for m in _DEFINE.finditer(text.replace("\\\n", " ")):
             val = m.group(2).strip()
