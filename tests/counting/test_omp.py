@@ -39,10 +39,12 @@ def test_kernel_filter(libomp: None, programs: Path) -> None:
     assert [r.kernel.startswith("main_l") for r in recs] == [True]
 
 
-def test_stops_once_expected_kernels_are_counted(libomp: None, programs: Path) -> None:
+@pytest.mark.parametrize("frag", ["_l6", "PKfPf_l9"])  # exact end; same function, line +3
+def test_stops_once_expected_kernels_are_counted(libomp: None, programs: Path, frag: str
+                                                 ) -> None:
     # the saxpy region (line 6) is launched 3 times before the region in main: the program
     # stops after its 2nd counted saxpy launch, so main's region is never reached
-    recs = count_run(programs / "saxpy-omp", str(N), expect=["_l6"], skip_after=False)
+    recs = count_run(programs / "saxpy-omp", str(N), expect=[frag], skip_after=False)
     assert [r.kernel.endswith("_l6") for r in recs] == [True, True]
 
 
@@ -87,3 +89,12 @@ def test_many_teams_sampled(libomp: None, programs: Path) -> None:
     assert red.homogeneous
     assert red.flops_sp == pytest.approx((n // 64) * 63, rel=1e-9)
     assert red.global_load_bytes == pytest.approx(4 * n, rel=1e-9)
+
+
+def test_large_distribute_loop_without_num_teams_sampled(libomp: None, programs: Path) -> None:
+    # no num_teams clause and 2^20 iterations: one team per 256 iterations (4096), 8 counted
+    n = 1 << 20
+    s = count_run(programs / "saxpy-omp", str(n), kernel="_l6", launches=1)[0]
+    assert s.blocks_total == n // 256 and s.blocks_counted == 8
+    assert s.flops_sp == pytest.approx(2 * n, rel=1e-9)
+    assert s.global_load_bytes == pytest.approx(8 * n, rel=1e-9)

@@ -377,10 +377,25 @@ static void emit(void) {
 
 /* a wanted-kernel fragment names this kernel: the whole name, the name before "@site"
  * (CUDA launch sites), or its end (OpenMP regions: mangled function and line) */
+static const char *line_suffix(const char *s, long *line) { /* "..._l123" -> "_l123" */
+  const char *u = strrchr(s, '_');
+  if (!u || u[1] != 'l' || !u[2]) return NULL;
+  for (const char *c = u + 2; *c; c++)
+    if (*c < '0' || *c > '9') return NULL;
+  *line = atol(u + 2);
+  return u;
+}
+
 static int expect_match(const char *name, const char *frag) {
   size_t n = strlen(frag), m = strlen(name);
   if (strncmp(name, frag, n) == 0 && (name[n] == 0 || name[n] == '@')) return 1;
-  return m >= n && strcmp(name + m - n, frag) == 0;
+  if (m >= n && strcmp(name + m - n, frag) == 0) return 1;
+  /* OpenMP regions: same function, line within 8 (profiled sources differ by a few lines) */
+  long ln, lf;
+  const char *un = line_suffix(name, &ln), *uf = line_suffix(frag, &lf);
+  if (!un || !uf || labs(ln - lf) > 8) return 0;
+  size_t pn = (size_t)(un - name), pf = (size_t)(uf - frag);
+  return pf > 0 && pn >= pf && strncmp(un - pf, frag, pf) == 0;
 }
 
 /* every wanted kernel has its launches counted: the rest of the program is not needed */

@@ -86,6 +86,7 @@ static int push_teams, push_limit, push_threads; /* pending clauses */
 static int em_team, em_nteams = 1, em_limit;     /* current team */
 static int em_tid = -1, em_nthreads = 1;         /* current thread (-1: not in parallel) */
 static int in_teams, in_parallel;
+static int teams_undecided; /* team count not given: set by the first distribute loop */
 
 static void invoke(micro_t fn, int *gtid, int *btid, int argc, void **a) {
   switch (argc) {
@@ -297,6 +298,33 @@ static uint64_t *sample(uint64_t n, int k, int *count) {
   return s;
 }
 
+/* teams without num_teams in a counted launch: the count is decided by the first distribute
+ * loop team 0 meets (one team per 256 iterations when the loop has more than
+ * RL_FULL_THREADS iterations, else one team), then teams are sampled like a CUDA grid */
+static uint64_t virt_full;
+
+static void decide_teams(int64_t trip) {
+  teams_undecided = 0;
+  if (trip > 0 && (uint64_t)trip > virt_full) {
+    int64_t v = (trip + 255) / 256;
+    em_nteams = v > (1 << 30) ? (1 << 30) : (int)v;
+  }
+}
+
+static void run_sampled(micro_t fn, int argc, void **a, uint64_t nteams, uint64_t *chosen,
+                        int k, uint64_t from) {
+  double w_inner = k > 2 ? (double)(nteams - 2) / (double)(k - 2) : 1.0;
+  for (int i = 0; i < k; i++) {
+    uint64_t t = chosen[i];
+    if (t < from) continue;
+    int gtid = 0, bt = 0;
+    em_team = (int)t;
+    __rl_window_begin();
+    invoke(fn, &gtid, &bt, argc, a);
+    __rl_window_end_w(t == 0 || t == nteams - 1 ? 1.0 : w_inner);
+  }
+}
+
 void __rl_kmpc_fork_teams(ident_t *loc, int argc, micro_t fn, ...) {
   COLLECT(argc, a)
   if (!__rl_omp_active || in_teams) {
@@ -306,47 +334,66 @@ void __rl_kmpc_fork_teams(ident_t *loc, int argc, micro_t fn, ...) {
     return;
   }
   int gtid = 0;
-  uint64_t nteams = push_teams > 0 ? (uint64_t)push_teams : 1;
+  int given = push_teams > 0;
+  uint64_t nteams = given ? (uint64_t)push_teams : 1;
   int limit = push_limit > 0 ? push_limit : 0;
   push_teams = push_limit = 0;
   int counted = __rl_in_kernel_now() && __rl_on;
-  int k = 0;
-  uint64_t *chosen = NULL;
-  if (counted) {
-    const char *ft = getenv("RL_FULL_THREADS"), *sb = getenv("RL_SAMPLE_BLOCKS");
-    uint64_t full = ft ? strtoull(ft, NULL, 10) : (1ull << 18);
-    uint64_t thr = limit > 0 ? (uint64_t)limit : 1;
-    __rl_launch_shape(nteams, 1, 1, thr, 1, 1);
-    if (nteams * thr > full && nteams > 3) {
-      chosen = sample(nteams, sb ? atoi(sb) : 8, &k);
-      __rl_window_end_nw(1.0); /* the region's code before the teams */
-    }
-  }
-  double w_inner = k > 2 ? (double)(nteams - 2) / (double)(k - 2) : 1.0;
-  in_teams = 1;
-  em_nteams = (int)nteams;
-  em_limit = limit;
-  int next = 0;
+  const char *ft = getenv("RL_FULL_THREADS"), *sb = getenv("RL_SAMPLE_BLOCKS");
   const char *sk = getenv("RL_SAMPLE_SKIP");
-  int skip_rest = chosen && !(sk && *sk == '0');
-  for (uint64_t t = 0; t < nteams; t++) {
-    em_team = (int)t;
-    int cnt = chosen && next < k && chosen[next] == t;
-    if (!cnt && skip_rest) continue; /* sampled launch: the other teams are not run */
-    if (cnt) { next++; __rl_window_begin(); }
+  uint64_t full = ft ? strtoull(ft, NULL, 10) : (1ull << 18);
+  int nsample = sb ? atoi(sb) : 8;
+  int skip_rest = !(sk && *sk == '0');
+  uint64_t thr = limit > 0 ? (uint64_t)limit : 1;
+  in_teams = 1;
+  em_limit = limit;
+  if (counted && !given && skip_rest) {
+    /* team count decided by the region's first distribute loop (see decide_teams) */
+    __rl_window_end_nw(1.0);
+    teams_undecided = 1;
+    virt_full = full;
+    em_nteams = 1;
+    em_team = 0;
+    __rl_window_begin();
     int bt = 0;
     invoke(fn, &gtid, &bt, argc, a);
-    if (cnt) __rl_window_end_w(t == 0 || t == nteams - 1 ? 1.0 : w_inner);
+    teams_undecided = 0;
+    nteams = (uint64_t)em_nteams;
+    int k = 1;
+    if (nteams > 1) {
+      uint64_t *chosen = sample(nteams, nsample, &k);
+      double w0 = 1.0;
+      __rl_window_end_w(w0);
+      run_sampled(fn, argc, a, nteams, chosen, k, 1);
+      free(chosen);
+    } else {
+      __rl_window_end_w(1.0);
+    }
+    __rl_launch_shape(nteams, 1, 1, thr, 1, 1);
+    __rl_blocks(nteams, (uint64_t)k);
+    __rl_window_begin(); /* the region's code after the teams */
+  } else if (counted && nteams * thr > full && nteams > 3 && skip_rest) {
+    int k = 0;
+    uint64_t *chosen = sample(nteams, nsample, &k);
+    em_nteams = (int)nteams;
+    __rl_launch_shape(nteams, 1, 1, thr, 1, 1);
+    __rl_window_end_nw(1.0); /* the region's code before the teams */
+    run_sampled(fn, argc, a, nteams, chosen, k, 0);
+    free(chosen);
+    __rl_blocks(nteams, (uint64_t)k);
+    __rl_window_begin(); /* the region's code after the teams */
+  } else {
+    em_nteams = (int)nteams;
+    if (counted) __rl_launch_shape(nteams, 1, 1, thr, 1, 1);
+    for (uint64_t t = 0; t < nteams; t++) {
+      int bt = 0;
+      em_team = (int)t;
+      invoke(fn, &gtid, &bt, argc, a);
+    }
+    if (counted) __rl_blocks(nteams, nteams);
   }
   in_teams = 0;
   em_team = 0; em_nteams = 1; em_limit = 0;
-  if (chosen) {
-    __rl_blocks(nteams, (uint64_t)k);
-    free(chosen);
-    __rl_window_begin(); /* the region's code after the teams */
-  } else if (counted) {
-    __rl_blocks(nteams, nteams);
-  }
 }
 
 void __rl_kmpc_fork_call(ident_t *loc, int argc, micro_t fn, ...) {
@@ -392,13 +439,16 @@ static void my_share(int sched, int *id, int *n) {
   else { *id = 0; *n = 1; }
 }
 
+static void decide_teams(int64_t trip);
+
 static void static_share(int sched, int *plast, int64_t *lb, int64_t *ub, int64_t *st,
                          int64_t incr, int64_t chunk) {
-  int id, n;
-  my_share(sched, &id, &n);
   if (incr == 0) incr = 1;
   int64_t trip = incr > 0 ? (*ub < *lb ? 0 : (*ub - *lb) / incr + 1)
                           : (*lb < *ub ? 0 : (*lb - *ub) / (-incr) + 1);
+  if (teams_undecided && sched >= 91 && sched <= 95) decide_teams(trip);
+  int id, n;
+  my_share(sched, &id, &n);
   if (trip == 0) { if (plast) *plast = 0; *st = incr; return; }
   int chunked = (sched == 33 || sched == 91 || sched == 65) && chunk > 0;
   if (chunked) {
