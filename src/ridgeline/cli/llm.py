@@ -217,8 +217,12 @@ def _finetune(s: argparse._SubParsersAction) -> None:
     p.add_argument("--train", required=True)
     p.add_argument("--validation", required=True)
     p.add_argument("--out", default="runs/finetune/local")
-    p.add_argument("--steps", type=int, default=100)
+    p.add_argument("--epochs", type=float, default=1.0,
+                   help="passes over the training file (default 1)")
+    p.add_argument("--steps", type=int, default=None,
+                   help="conversations to train on (overrides --epochs)")
     p.add_argument("--lr", type=float, default=2e-4)
+    p.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     p.add_argument("--max-len", type=int, default=1024)
     p.add_argument("--max-validation", type=int, default=None,
                    help="score only the first N validation conversations")
@@ -230,7 +234,8 @@ def _cmd_finetune(a: argparse.Namespace) -> int:
     from ridgeline.llm.finetune import finetune_local
 
     res = finetune_local(a.train, a.validation, a.out, a.steps, a.lr, max_len=a.max_len,
-                         random_state=a.seed, max_validation=a.max_validation)
+                         random_state=a.seed, max_validation=a.max_validation,
+                         epochs=a.epochs, threads=a.threads)
     print(json.dumps(res, indent=2))
     return 0
 

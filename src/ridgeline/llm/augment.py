@@ -4,7 +4,6 @@ predictor from the PREDICTORS registry)."""
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -25,18 +24,12 @@ __all__ = [
 
 #: predictors tried, in order, when tool-augmented gets no --tool-predictor
 TOOL_PREFERENCE = ("learned", "analytic")
-_PREDICTOR_MODULES = ("ridgeline.predictors.learned", "ridgeline.predictors.analytic")
 
 
 def _registry() -> Any:
-    from ridgeline.predictors import PREDICTORS
+    from ridgeline.predictors.base import load_predictors
 
-    for mod in _PREDICTOR_MODULES:
-        try:
-            importlib.import_module(mod)
-        except ImportError:
-            continue
-    return PREDICTORS
+    return load_predictors()
 
 
 def default_tool_predictor() -> str:

@@ -49,6 +49,19 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _die_with_parent() -> None:
+    """In the server's child process (Linux): get SIGTERM when the starting thread exits, so
+    a killed run leaves no orphaned server behind."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+
 class EmbeddedServer:
     """Start/stop ``python -m llama_cpp.server`` with the embedded model on 127.0.0.1.
 
@@ -90,7 +103,8 @@ class EmbeddedServer:
         cmd = self.command()
         out = open(self.log_file, "ab") if self.log_file else subprocess.DEVNULL  # noqa: SIM115
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        self._proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
+        self._proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env,
+                                      preexec_fn=_die_with_parent)
         try:
             self._wait_ready()
         except BaseException:

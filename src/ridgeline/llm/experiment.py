@@ -28,6 +28,10 @@ __all__ = ["PaperARun", "run_paper_a"]
 log = logging.getLogger(__name__)
 #: o200k tokens of program source kept for the embedded model (8,192-token context)
 EMBEDDED_SOURCE_TOKENS = 4500
+#: answer tokens for the embedded model when none is given: it rarely names the class in
+#: fewer than ~16 ("The CUDA kernel [x] is classified as a compute-bound ..."), and an
+#: unlimited answer runs on to the end of the context
+EMBEDDED_MAX_TOKENS = 32
 
 
 @dataclass
@@ -58,7 +62,10 @@ class PaperARun:
     extras: Callable[[Any, KernelPrompt], None] | None = field(default=None, repr=False)
 
     def settings(self) -> GenerationSettings:
-        return GenerationSettings.for_model(self.model, self.max_tokens, self.reasoning_effort)
+        max_tokens = self.max_tokens
+        if max_tokens is None and is_embedded(self.model) and not self.base_url:
+            max_tokens = EMBEDDED_MAX_TOKENS
+        return GenerationSettings.for_model(self.model, max_tokens, self.reasoning_effort)
 
 
 def _rows(run: PaperARun) -> pd.DataFrame:

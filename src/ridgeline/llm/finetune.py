@@ -10,6 +10,7 @@ GGUF, so the llama.cpp server keeps serving the base model.
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import time
@@ -29,6 +30,7 @@ __all__ = ["export_finetune", "read_jsonl", "finetune_local", "FINETUNE_INSTALL"
 
 log = logging.getLogger(__name__)
 FINETUNE_INSTALL = "pip install torch==2.13.0 && pip install transformers peft gguf"
+CLASSES = ("Compute", "Bandwidth")
 
 
 def export_finetune(df: pd.DataFrame, out_dir: str | Path, scenario: str = "fine-tune",
@@ -106,80 +108,123 @@ def _encode(tok: Any, msgs: list[Message], max_len: int) -> tuple[list[int], int
     return prompt + answer, len(prompt)
 
 
-def _score(torch: Any, model: Any, tok: Any, convs: Iterable[list[Message]],
-           max_len: int) -> float:
-    """Accuracy of picking the more likely of the two answers."""
+def _predict(torch: Any, model: Any, tok: Any, convs: Iterable[list[Message]],
+             max_len: int) -> list[str]:
+    """For each conversation, the class whose answer text (with end-of-turn) is more likely
+    after the prompt. The prompt is run once; each candidate continues from its cache."""
     model.eval()
-    right = total = 0
+    cands = {c: tok(c + tok.eos_token, add_special_tokens=False)["input_ids"]
+             for c in CLASSES}
+    preds = []
     with torch.no_grad():
         for msgs in convs:
-            truth = msgs[-1]["content"]
-            best, best_lp = None, -1e30
-            for cand in ("Compute", "Bandwidth"):
-                ids, start = _encode(tok, [*msgs[:-1], {"role": "assistant",
-                                                         "content": cand}], max_len)
-                x = torch.tensor([ids])
-                logp = torch.log_softmax(model(x).logits[0, :-1].float(), -1)
-                tgt = x[0, 1:]
-                lp = logp[torch.arange(len(tgt)), tgt][start - 1:].sum().item()
+            ids, start = _encode(tok, msgs, max_len)
+            prompt = torch.tensor([ids[:start]])
+            out = model(prompt, use_cache=True)
+            first = torch.log_softmax(out.logits[0, -1].float(), -1)
+            best, best_lp = CLASSES[0], -1e30
+            for cand, cids in cands.items():
+                lp = float(first[cids[0]])
+                if len(cids) > 1:
+                    cache = copy.deepcopy(out.past_key_values)
+                    nxt = model(torch.tensor([cids[:-1]]), past_key_values=cache,
+                                use_cache=True)
+                    logp = torch.log_softmax(nxt.logits[0].float(), -1)
+                    lp += float(logp[torch.arange(len(cids) - 1), torch.tensor(cids[1:])].sum())
                 if lp > best_lp:
                     best, best_lp = cand, lp
-            right += int(best == truth)
-            total += 1
-    return right / total if total else float("nan")
+            preds.append(best)
+    return preds
+
+
+def _metrics(truth: list[str], preds: list[str]) -> dict[str, Any]:
+    from ridgeline.evaluation import classification
+
+    m = classification(truth, preds)
+    return {"n": m["n"], "accuracy": m["accuracy"], "macro_f1": m["macro_f1"],
+            "mcc": m["mcc"], "predicted_compute": sum(p == "Compute" for p in preds)}
 
 
 def finetune_local(train: str | Path, validation: str | Path, out_dir: str | Path,
-                   steps: int = 100, lr: float = 2e-4, lora_r: int = 8, max_len: int = 1024,
-                   random_state: int = 4839, model_path: str | Path | None = None,
-                   max_validation: int | None = None) -> dict[str, Any]:
-    """LoRA fine-tune of the embedded model; returns validation accuracy before/after
-    (on the first *max_validation* validation conversations when given)."""
+                   steps: int | None = None, lr: float = 2e-4, lora_r: int = 8,
+                   max_len: int = 1024, random_state: int = 4839,
+                   model_path: str | Path | None = None, max_validation: int | None = None,
+                   epochs: float = 1.0, threads: int | None = None,
+                   grad_accum: int = 4) -> dict[str, Any]:
+    """LoRA fine-tune of the embedded model on *train* (each conversation truncated to
+    *max_len* tokens; loss on the answer only), then accuracy / macro-F1 / MCC of the
+    untuned and the tuned model on the same validation conversations (the first
+    *max_validation* when given). *steps* (conversations seen) defaults to *epochs* passes
+    over the shuffled training file; the optimizer steps every *grad_accum* of them."""
     from ridgeline.llm.embedded import gguf_path
 
     torch, transformers, peft = _deps()
+    if threads:
+        torch.set_num_threads(threads)
     torch.manual_seed(random_state)
     gguf = Path(model_path) if model_path else gguf_path()
     tr, va = read_jsonl(train), read_jsonl(validation)
     va = va[:max_validation] if max_validation else va
     if not tr:
         raise InputFileError(f"{train}: no training conversations")
+    total = steps if steps is not None else max(1, round(epochs * len(tr)))
     t0 = time.monotonic()
     tok = transformers.AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     model = transformers.AutoModelForCausalLM.from_pretrained(
         str(gguf.parent), gguf_file=gguf.name, torch_dtype=torch.float32)
-    before = _score(torch, model, tok, va, max_len)
+    truth = [c[-1]["content"] for c in va]
+    before_preds = _predict(torch, model, tok, va, max_len)
+    t_eval = time.monotonic() - t0
+    log.info("untuned model scored in %.0fs", t_eval)
     cfg = peft.LoraConfig(r=lora_r, lora_alpha=2 * lora_r, lora_dropout=0.05,
-                          target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM")
+                          target_modules=["q_proj", "k_proj", "v_proj", "o_proj"],
+                          task_type="CAUSAL_LM")
     model = peft.get_peft_model(model, cfg)
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr)
     gen = torch.Generator().manual_seed(random_state)
+    order: list[int] = []
     model.train()
     losses = []
-    for step in range(steps):
-        msgs = tr[int(torch.randint(len(tr), (1,), generator=gen))]
+    t1 = time.monotonic()
+    for step in range(total):
+        if not order:
+            order = torch.randperm(len(tr), generator=gen).tolist()
+        msgs = tr[order.pop()]
         ids, start = _encode(tok, msgs, max_len)
         x = torch.tensor([ids])
         labels = x.clone()
         labels[0, :start] = -100
         loss = model(input_ids=x, labels=labels).loss
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
+        (loss / grad_accum).backward()
+        if (step + 1) % grad_accum == 0 or step + 1 == total:
+            opt.step()
+            opt.zero_grad()
         losses.append(float(loss))
         if step % 10 == 0:
-            log.info("step %d loss %.4f", step, float(loss))
-    after = _score(torch, model, tok, va, max_len)
+            log.info("step %d/%d loss %.4f (%.0fs)", step, total, float(loss),
+                     time.monotonic() - t1)
+    t_train = time.monotonic() - t1
+    after_preds = _predict(torch, model, tok, va, max_len)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(str(out / "adapter"))
+    before, after = _metrics(truth, before_preds), _metrics(truth, after_preds)
     result = {
-        "base_model": gguf.name, "train_conversations": len(tr),
-        "validation_conversations": len(va), "steps": steps, "lr": lr, "lora_r": lora_r,
-        "max_len": max_len, "seed": random_state,
-        "validation_accuracy_before": before, "validation_accuracy_after": after,
-        "first_loss": losses[0], "last_loss_mean10": sum(losses[-10:]) / len(losses[-10:]),
-        "seconds": round(time.monotonic() - t0, 1),
+        "base_model": gguf.name, "method": f"LoRA r={lora_r} on q/k/v/o projections",
+        "train_conversations": len(tr), "validation_conversations": len(va),
+        "conversations_seen": total, "epochs": round(total / len(tr), 2),
+        "grad_accum": grad_accum, "lr": lr, "lora_r": lora_r, "max_len": max_len,
+        "seed": random_state, "threads": threads,
+        "scoring": "the more likely of the two answers after the prompt (truncated alike)",
+        "validation_untuned": before, "validation_tuned": after,
+        "validation_accuracy_before": before["accuracy"],
+        "validation_accuracy_after": after["accuracy"],
+        "validation_truth_compute": sum(t == "Compute" for t in truth),
+        "first_loss_mean10": sum(losses[:10]) / len(losses[:10]),
+        "last_loss_mean10": sum(losses[-10:]) / len(losses[-10:]),
+        "train_seconds": round(t_train, 1), "seconds": round(time.monotonic() - t0, 1),
     }
     (out / "finetune.json").write_text(json.dumps(result, indent=2) + "\n")
+    pd.DataFrame({"truth": truth, "untuned": before_preds, "tuned": after_preds}).to_csv(
+        out / "validation_predictions.csv", index=False)
     return result
