@@ -82,3 +82,11 @@ def test_l2_capacity_misses(toolchain: None, programs: Path) -> None:
     assert big.dram_bytes == 2 * 8_000_000 + 32
     assert small.dram_bytes == 400_000 + 32
     assert big.sectors_read == 250_000
+
+
+def test_slow_launch_sampled_after_its_first_block(toolchain: None, programs: Path) -> None:
+    r = count_run(programs / "saxpy-cuda", str(N), kernel="saxpy", launches=1,
+                  launch_budget=1e-9)[0]
+    assert r.blocks_total == N // 256 and 3 <= r.blocks_counted <= 8
+    assert r.flops_sp == pytest.approx(2 * N, rel=1e-9)
+    assert r.global_store_bytes == pytest.approx(4 * N, rel=1e-9)

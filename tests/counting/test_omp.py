@@ -98,3 +98,12 @@ def test_large_distribute_loop_without_num_teams_sampled(libomp: None, programs:
     assert s.blocks_total == n // 256 and s.blocks_counted == 8
     assert s.flops_sp == pytest.approx(2 * n, rel=1e-9)
     assert s.global_load_bytes == pytest.approx(8 * n, rel=1e-9)
+
+
+def test_slow_launch_sampled_after_its_first_team(libomp: None, programs: Path) -> None:
+    # a budget so small that team 0 already exceeds it: the other 63 teams are sampled
+    red = count_run(programs / "teams-omp", "4096", kernel="_l17", launches=1,
+                    launch_budget=1e-9)[0]
+    assert red.blocks_total == 64 and 3 <= red.blocks_counted <= 8
+    assert red.flops_sp == pytest.approx(64 * 63, rel=1e-9)
+    assert red.global_load_bytes == pytest.approx(4 * 4096, rel=1e-9)

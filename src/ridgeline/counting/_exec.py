@@ -56,6 +56,7 @@ def build_and_count(backend: str, program_dir: Path, spec: BuildSpec, args: list
                "OMP_NUM_THREADS": "1", "RL_FULL_THREADS": str(opts.full_threads),
                "RL_SAMPLE_BLOCKS": str(opts.sample_blocks),
                "RL_SAMPLE_SKIP": "1" if opts.sample_skip else "0",
+               "RL_LAUNCH_BUDGET": str(opts.launch_budget),
                "RL_EXPECT": "\n".join(e for e in opts.expect if e), **(extra_env or {})}
         res = run_limited(exe, args, program_dir, env, opts.timeout, opts.memory_gb,
                           idle_stop=opts.idle_stop)

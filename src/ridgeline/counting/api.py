@@ -39,7 +39,7 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
               timeout: float = 300.0, memory_gb: float = 8.0, backend: str | None = None,
               workdir: str | Path | None = None, skip_after: bool = True,
               sample_threshold: int = 1 << 18, sample_blocks: int = 8,
-              sample_skip: bool = True,
+              sample_skip: bool = True, launch_budget: float = 5.0,
               idle_stop: float | None = None,
               expect: list[str] | None = None) -> list[LaunchCount]:
     """Build *program_dir* for the CPU, run it with *args* and count the first *launches*
@@ -49,7 +49,8 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
     ``dram_bytes_by_gpu``). CUDA grids with more than *sample_threshold* threads count
     *sample_blocks* blocks (first, middle, last, random) and extrapolate; the other blocks
     are not run (with *sample_skip* False they run uncounted, so their results exist). OpenMP
-    regions sample their teams the same way.
+    regions sample their teams the same way. A counted launch whose first block (team) shows
+    that the whole grid would take more than *launch_budget* seconds is sampled too.
     With *skip_after* a kernel is no longer executed once its launches are counted (fast;
     the program's own result checks may then fail, which does not matter). *idle_stop* ends
     the program that many seconds after its last counted launch (kernels launched later are
@@ -79,6 +80,6 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
                       memory_gb=memory_gb, skip_after=skip_after,
                       workdir=Path(workdir) if workdir else None,
                       full_threads=sample_threshold, sample_blocks=sample_blocks,
-                      sample_skip=sample_skip,
+                      sample_skip=sample_skip, launch_budget=launch_budget,
                       idle_stop=idle_stop, expect=list(expect or []))
     return backend_for(pdir, backend).count(pdir, argv, opts)

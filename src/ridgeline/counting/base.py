@@ -83,6 +83,9 @@ class RunOptions:
     sample_blocks: int = 8
     #: sampled launches run only their sampled blocks/teams (False: the others run uncounted)
     sample_skip: bool = True
+    #: sample a counted launch whose grid would take longer than this (seconds, measured on
+    #: its first block; 0: never)
+    launch_budget: float = 5.0
     #: stop the program this many seconds after its last counted launch (None: never)
     idle_stop: float | None = None
     #: kernels wanted (substrings of their names): the program stops once each of them has

@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <setjmp.h>
 #include <ucontext.h>
+#include <time.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -160,6 +161,21 @@ void run_block_direct() {
   }
 }
 
+double now_s() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+// the first counted block took long enough that the grid would take more than
+// RL_LAUNCH_BUDGET seconds (default 5): the remaining blocks are sampled
+bool skip_budget_exceeded(double t0, uint64_t nblocks) {
+  if (nblocks <= 3) return false;
+  const char *b = getenv("RL_LAUNCH_BUDGET");
+  double budget = b ? atof(b) : 5.0;
+  return budget > 0 && (now_s() - t0) * (double)nblocks > budget;
+}
+
 std::vector<uint64_t> sample_blocks(uint64_t n, int k) {
   std::vector<uint64_t> s{0, n / 2, n - 1};
   std::mt19937_64 rng(4839);
@@ -233,7 +249,8 @@ void __rl_run_launch(const char *name, dim3 g, dim3 b, size_t, void *ctx, void (
   // sampled grids: first and last block stand for themselves, the others for the interior
   double w_inner = chosen.size() > 2 ? (double)(nblocks - 2) / (double)(chosen.size() - 2) : 1;
   size_t next = 0;
-  const char *sk = getenv("RL_SAMPLE_SKIP");
+  const char *sk = getenv("RL_SAMPLE_SKIP"), *sb_env = getenv("RL_SAMPLE_BLOCKS");
+  double t_first = now_s();
   bool skip_rest = !all && !(sk && *sk == '0');  // sampled launch: other blocks not run
   for (uint64_t i = 0; i < nblocks; i++) {
     bool counted = mode == 0 && (all || (next < chosen.size() && chosen[next] == i));
@@ -249,6 +266,14 @@ void __rl_run_launch(const char *name, dim3 g, dim3 b, size_t, void *ctx, void (
     if (fiber_mode) run_block(); else run_block_direct();
     if (i == 0 && yields_in_block) mark_needs_fibers(name);
     if (counted) __rl_window_end_w(all || i == 0 || i == nblocks - 1 ? 1.0 : w_inner);
+    if (i == 0 && counted && all && skip_budget_exceeded(t_first, nblocks)) {
+      // the whole grid would take too long: sample the remaining blocks instead
+      all = false;
+      chosen = sample_blocks(nblocks, sb_env ? atoi(sb_env) : 8);
+      w_inner = chosen.size() > 2 ? (double)(nblocks - 2) / (double)(chosen.size() - 2) : 1;
+      next = 1;
+      skip_rest = !(sk && *sk == '0');
+    }
   }
   if (mode == 0) {
     __rl_blocks(nblocks, all ? nblocks : chosen.size());

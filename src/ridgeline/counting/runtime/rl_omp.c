@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <ucontext.h>
 
 typedef struct ident ident_t;
@@ -311,6 +312,21 @@ static void decide_teams(int64_t trip) {
   }
 }
 
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* team 0 took long enough that all teams would take more than RL_LAUNCH_BUDGET seconds
+ * (default 5) */
+static int over_budget(double t0, uint64_t nteams) {
+  if (nteams <= 3) return 0;
+  const char *b = getenv("RL_LAUNCH_BUDGET");
+  double budget = b ? atof(b) : 5.0;
+  return budget > 0 && (now_s() - t0) * (double)nteams > budget;
+}
+
 static void run_sampled(micro_t fn, int argc, void **a, uint64_t nteams, uint64_t *chosen,
                         int k, uint64_t from) {
   double w_inner = k > 2 ? (double)(nteams - 2) / (double)(k - 2) : 1.0;
@@ -385,12 +401,25 @@ void __rl_kmpc_fork_teams(ident_t *loc, int argc, micro_t fn, ...) {
   } else {
     em_nteams = (int)nteams;
     if (counted) __rl_launch_shape(nteams, 1, 1, thr, 1, 1);
+    double t0 = now_s();
+    uint64_t done = nteams;
+    int k = 0;
     for (uint64_t t = 0; t < nteams; t++) {
       int bt = 0;
       em_team = (int)t;
       invoke(fn, &gtid, &bt, argc, a);
+      if (t == 0 && counted && skip_rest && over_budget(t0, nteams)) {
+        /* all teams would take too long: team 0 stands for itself, the rest are sampled */
+        uint64_t *chosen = sample(nteams, nsample, &k);
+        __rl_window_end_nw(1.0);
+        run_sampled(fn, argc, a, nteams, chosen, k, 1);
+        free(chosen);
+        __rl_window_begin();
+        done = (uint64_t)k;
+        break;
+      }
     }
-    if (counted) __rl_blocks(nteams, nteams);
+    if (counted) __rl_blocks(nteams, done);
   }
   in_teams = 0;
   em_team = 0; em_nteams = 1; em_limit = 0;
