@@ -140,3 +140,52 @@ int main(int argc, char **argv)
     assert a.threads == 4096  # 64 teams x 64 threads run the body
     assert a.counts().flops_sp == 4096
     assert a.counts().dram_bytes == 4096 * 8
+
+
+def test_buffer_footprint_from_cuda_malloc_once_per_direction(tmp_path: Path) -> None:
+    d = _prog(tmp_path, "fp-cuda", r"""
+#include <cstdlib>
+__global__ void axpy(int n, const float *x, float *y)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) for (int r = 0; r < 8; r++) y[i] = 2.0f * x[i] + y[i];
+}
+int main(int argc, char **argv)
+{
+  int n = atoi(argv[1]);
+  float *x, *y;
+  cudaMalloc((void **)&x, n * sizeof(float));
+  cudaMalloc(&y, sizeof(float) * n);
+  axpy<<<(n + 255) / 256, 256>>>(n, x, y);
+}
+""")
+    a = analyze_launch(KernelRef("axpy", (d,)), Launch(args="1024"))
+    assert a.access_bytes == 8 * 12 * 1024  # eight passes of x read, y read, y written
+    assert a.footprint == 3 * 4 * 1024  # x once (read), y twice (read and written)
+    assert a.counts().dram_bytes == a.footprint
+
+
+def test_openmp_footprint_from_multidimensional_map_sections(tmp_path: Path) -> None:
+    d = _prog(tmp_path, "map-omp", r"""
+#include <cstdlib>
+const int M = 64;
+int main(int argc, char **argv)
+{
+  int n = atoi(argv[1]);
+  double (*a)[M] = new double[n][M];
+  double *s = (double*) malloc(n * sizeof(double));
+  #pragma omp target data map(to: a[0:n][0:M]) map(from: s[0:n])
+  {
+    #pragma omp target teams distribute parallel for
+    for (int i = 0; i < n; i++) {
+      double t = 0.0;
+      for (int j = 0; j < M; j++) t += a[i][j];
+      s[i] = t;
+    }
+  }
+}
+""")
+    a = analyze_launch(KernelRef("main_l11", (d,)), Launch(args="100"))
+    assert a.stats.fp["dp"] == 100 * 64
+    assert a.footprint == 100 * 64 * 8 + 100 * 8
+    assert a.counts().dram_bytes == a.footprint

@@ -24,8 +24,9 @@ def require_sizes(a: KernelAnalysis) -> None:
 
 
 class AnalyticPredictor(Predictor):
-    """Loop-weighted per-thread counts times threads; every access goes to DRAM; time is the
-    roofline lower bound max(ops/peak, bytes/bandwidth)."""
+    """Loop-weighted per-thread counts times threads; DRAM bytes are the launch's buffer
+    footprint where it evaluates, else every access; time is the roofline lower bound
+    max(ops/peak, bytes/bandwidth)."""
 
     name = "analytic"
 

@@ -31,11 +31,11 @@ LAUNCH_COLUMNS = [
     "t_atomics", "t_syncs", "t_math_sp", "t_math_dp", "loops", "unknown_loops", "max_depth",
     "static_fp_sp", "static_fp_dp", "static_accesses", "n_bound", "is_omp", "grid_x", "grid_y",
     "grid_z", "block_x", "block_y", "block_z", "n_args", "args_max", "args_sum", "args_prod",
-    "a_ai_sp", "a_ai_dp", "a_ai_int",
+    "a_ai_sp", "a_ai_dp", "a_ai_int", "a_footprint", "a_reuse",
 ]
 GPU_COLUMNS = ["g_sp", "g_dp", "g_hp", "g_int", "g_bw", "g_l2", "g_sms", "g_clock",
                "g_bytes_over_l2", "g_ridge_sp", "g_ridge_dp", "g_ridge_int", "g_t_mem",
-               "g_t_sp", "g_t_dp", "g_t_int"]
+               "g_t_sp", "g_t_dp", "g_t_int", "g_fp_over_l2"]
 
 
 def launch_features(a: KernelAnalysis) -> dict[str, float]:
@@ -64,6 +64,8 @@ def launch_features(a: KernelAnalysis) -> dict[str, float]:
     }
     for p, col in (("sp", "a_ai_sp"), ("dp", "a_ai_dp"), ("int", "a_ai_int")):
         f[col] = f[{"sp": "a_sp", "dp": "a_dp", "int": "a_int"}[p]] - f["a_bytes"]
+    f["a_footprint"] = _lg(a.footprint)  # NaN when the buffer sizes do not evaluate
+    f["a_reuse"] = _lg(a.access_bytes) - f["a_footprint"]  # accesses per footprint byte
     return f
 
 
@@ -85,4 +87,5 @@ def gpu_features(gpu: GPU, launch: dict[str, float] | None = None) -> dict[str, 
     g["g_t_sp"] = lf.get("a_sp", float("nan")) - g["g_sp"]
     g["g_t_dp"] = lf.get("a_dp", float("nan")) - g["g_dp"]
     g["g_t_int"] = lf.get("a_int", float("nan")) - g["g_int"]
+    g["g_fp_over_l2"] = lf.get("a_footprint", float("nan")) - g["g_l2"]
     return g

@@ -56,6 +56,8 @@ class Stats:
     static_fp: Counter[str] = field(default_factory=Counter)  # unweighted
     static_accesses: float = 0.0
     guard: float | None = None  # `if (i < n)` / `if (i >= n) return` bound on active threads
+    read: set[str] = field(default_factory=set)  # global pointers loaded from
+    written: set[str] = field(default_factory=set)  # global pointers stored to
     notes: list[str] = field(default_factory=list)
 
     def flops(self, prec: str) -> float:
@@ -224,9 +226,11 @@ def _count_accesses(stmt: str, ctx: _Ctx, weight: float) -> None:
         if is_store:
             st.stores += weight
             st.store_bytes += weight * size
+            st.written.add(name)
         if rmw or not is_store:
             st.loads += weight
             st.load_bytes += weight * size
+            st.read.add(name)
 
 
 _LOOP = re.compile(r"\b(for|while)\s*\(|\bdo\s*\{")
