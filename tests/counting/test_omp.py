@@ -107,3 +107,15 @@ def test_slow_launch_sampled_after_its_first_team(libomp: None, programs: Path) 
     assert red.blocks_total == 64 and 3 <= red.blocks_counted <= 8
     assert red.flops_sp == pytest.approx(64 * 63, rel=1e-9)
     assert red.global_load_bytes == pytest.approx(4 * 4096, rel=1e-9)
+
+
+def test_device_code_across_files_counted_host_code_not(libomp: None, programs: Path,
+                                                         tmp_path: Path) -> None:
+    # poly() lives in dev.cpp, the region in main.cpp: x*x*x + 2*x is 4 FLOPs per element
+    (r,) = count_run(programs / "xtu-omp", "1024", workdir=tmp_path)
+    assert r.flops_sp == 4 * 1024 and r.flops_dp == 0
+    # host code (main, host_only) is left uninstrumented: no block counters in it
+    ir = next(tmp_path.glob("*/build/00_main.inst.ll")).read_text()
+    main_body = ir.split("@main(", 1)[1].split("\n}\n", 1)[0]
+    assert "__rl_bbc" not in main_body and "__rl_ld" not in main_body
+    assert "__rl_bbc" in ir  # the region's functions are counted

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 
 from ridgeline.counting.mathops import MATH_FLOPS, MATH_PREFIX_SKIP
 
-__all__ = ["Instrumented", "instrument_ir", "wrap_omp_regions", "OMP_PREFIX"]
+__all__ = ["Instrumented", "instrument_ir", "wrap_omp_regions", "OMP_PREFIX", "function_refs",
+           "reachable"]
 
 OMP_PREFIX = "__omp_offloading_"
 
@@ -248,9 +249,46 @@ def _is_phi_or_pad(line: str) -> bool:
         ("cleanup", "catch ", "filter "))
 
 
+_REF = re.compile(r"@(\"[^\"]+\"|[-\w.$]+)")
+
+
+def function_refs(text: str) -> dict[str, set[str]]:
+    """Each function defined in *text* -> the global names its body refers to (calls and
+    function pointers, e.g. outlined OpenMP regions handed to the fork calls)."""
+    out: dict[str, set[str]] = {}
+    cur: str | None = None
+    for line in text.split("\n"):
+        m = _DEFINE.match(line)
+        if m and line.rstrip().endswith("{"):
+            cur = m.group(1).strip('"')
+            out[cur] = set()
+            continue
+        if cur is None:
+            continue
+        if line == "}":
+            cur = None
+            continue
+        if "@" in line:
+            out[cur].update(r.strip('"') for r in _REF.findall(line))
+    return out
+
+
+def reachable(graph: dict[str, set[str]], roots: tuple[str, ...]) -> set[str]:
+    """Functions of *graph* reachable from those whose names start with *roots*."""
+    todo = [f for f in graph if f.startswith(roots)]
+    seen = set(todo)
+    while todo:
+        for g in graph.get(todo.pop(), ()):
+            if g in graph and g not in seen:
+                seen.add(g)
+                todo.append(g)
+    return seen
+
+
 def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("__rl_",),
-                  omp: bool = False) -> Instrumented:
-    """Instrument every function defined in *text* except those starting with *skip_funcs*."""
+                  omp: bool = False, only: set[str] | None = None) -> Instrumented:
+    """Instrument every function defined in *text* except those starting with *skip_funcs*
+    (and, when *only* is given, those not in it: host code then runs uninstrumented)."""
     res = Instrumented(text="", next_id=first_id)
     out: list[str] = []
     lines = text.split("\n")
@@ -268,7 +306,7 @@ def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("
             j += 1
         body = lines[i + 1 : j]
         out.append(line)
-        if fname.startswith(skip_funcs):
+        if fname.startswith(skip_funcs) or (only is not None and fname not in only):
             out.extend(body)
         else:
             out.extend(_instrument_body(body, fname, res))

@@ -15,7 +15,13 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from ridgeline.counting.instrument import instrument_ir, wrap_omp_regions
+from ridgeline.counting.instrument import (
+    OMP_PREFIX,
+    function_refs,
+    instrument_ir,
+    reachable,
+    wrap_omp_regions,
+)
 from ridgeline.errors import CompileError, MissingDependencyError
 
 __all__ = ["Toolchain", "find_toolchain", "BuildSpec", "build_instrumented", "runtime_dir"]
@@ -104,9 +110,10 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
     blocks: dict[int, dict[str, float]] = {}
     kernels: list[str] = []
     next_id = 0
+    opt_lls: list[tuple[Path, Path, str]] = []
     for i, src in enumerate(spec.sources):
         stem = f"{i:02d}_{src.stem}"
-        ll0, ll1, ll2 = (workdir / f"{stem}.{k}.ll" for k in ("o0", "opt", "inst"))
+        ll0, ll1 = (workdir / f"{stem}.{k}.ll" for k in ("o0", "opt"))
         _run([tc.clang, *_front_flags(spec, src), str(src), "-o", str(ll0)],
              f"clang on {src.name}", timeout=timeout)
         text = ll0.read_text()
@@ -118,7 +125,21 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
         _run([tc.opt, "-passes=default<O2>", "-vectorize-loops=false", "-vectorize-slp=false",
               "-S", str(ll0), "-o", str(ll1)],
              f"opt on {src.name}", timeout=timeout)
-        inst = instrument_ir(ll1.read_text(), first_id=next_id, omp=spec.model == "omp")
+        ll0.unlink(missing_ok=True)
+        opt_lls.append((src, ll1, stem))
+    only: set[str] | None = None
+    if spec.model == "omp" and kernels:
+        # host code (input generation, reference checks) runs uninstrumented: only functions
+        # reachable from the target regions, across all translation units, are counted
+        graph: dict[str, set[str]] = {}
+        for _, ll1, _ in opt_lls:
+            for f, refs in function_refs(ll1.read_text()).items():
+                graph.setdefault(f, set()).update(refs)
+        only = reachable(graph, (OMP_PREFIX,))
+    for src, ll1, stem in opt_lls:
+        ll2 = workdir / f"{stem}.inst.ll"
+        inst = instrument_ir(ll1.read_text(), first_id=next_id, omp=spec.model == "omp",
+                             only=only)
         next_id = inst.next_id
         blocks.update(inst.blocks)
         ll2.write_text(inst.text)
@@ -129,8 +150,7 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
               "-o", str(obj)],
              f"codegen of {src.name}", timeout=timeout)
         objs.append(obj)
-        for p in (ll0, ll1):
-            p.unlink(missing_ok=True)
+        ll1.unlink(missing_ok=True)
     bbc = workdir / "rl_bbc.c"
     bbc.write_text(f"#include <stdint.h>\nuint64_t __rl_bbc[{next_id + 1}];\n"
                    f"const uint64_t __rl_nbb = {next_id};\n")
