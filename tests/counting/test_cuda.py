@@ -90,3 +90,13 @@ def test_slow_launch_sampled_after_its_first_block(toolchain: None, programs: Pa
     assert r.blocks_total == N // 256 and 3 <= r.blocks_counted <= 8
     assert r.flops_sp == pytest.approx(2 * N, rel=1e-9)
     assert r.global_store_bytes == pytest.approx(4 * N, rel=1e-9)
+
+
+def test_host_code_left_uninstrumented(toolchain: None, programs: Path, tmp_path: Path) -> None:
+    recs = count_run(programs / "saxpy-cuda", "4096", kernel="saxpy", launches=1,
+                     workdir=tmp_path)
+    assert recs[0].flops_sp == 2 * 4096
+    ir = next(tmp_path.glob("*/build/00_main.inst.ll")).read_text()
+    main_body = ir.split("@main(", 1)[1].split("\n}\n", 1)[0]
+    saxpy_body = ir.split("@_Z5saxpyifPKfPf(", 1)[1].split("\n}\n", 1)[0]
+    assert "__rl_bbc" not in main_body and "__rl_bbc" in saxpy_body

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from ridgeline.counting.mathops import MATH_FLOPS, MATH_PREFIX_SKIP
 
 __all__ = ["Instrumented", "instrument_ir", "wrap_omp_regions", "OMP_PREFIX", "function_refs",
-           "reachable"]
+           "reachable", "launch_roots"]
 
 OMP_PREFIX = "__omp_offloading_"
 
@@ -273,9 +273,22 @@ def function_refs(text: str) -> dict[str, set[str]]:
     return out
 
 
-def reachable(graph: dict[str, set[str]], roots: tuple[str, ...]) -> set[str]:
-    """Functions of *graph* reachable from those whose names start with *roots*."""
-    todo = [f for f in graph if f.startswith(roots)]
+def launch_roots(text: str, call: str = "@__rl_run_launch(") -> set[str]:
+    """Global names on the lines that call *call* (the CUDA layer's launch entry: the
+    function pointer it receives runs the kernel)."""
+    out: set[str] = set()
+    for line in text.split("\n"):
+        if call in line:
+            out.update(r.strip('"') for r in _REF.findall(line))
+    out.discard(call[1:-1])
+    return out
+
+
+def reachable(graph: dict[str, set[str]], roots: tuple[str, ...],
+              extra: set[str] | None = None) -> set[str]:
+    """Functions of *graph* reachable from those whose names start with *roots* or are in
+    *extra*."""
+    todo = [f for f in graph if f.startswith(roots) or f in (extra or set())]
     seen = set(todo)
     while todo:
         for g in graph.get(todo.pop(), ()):

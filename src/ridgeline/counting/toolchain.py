@@ -19,6 +19,7 @@ from ridgeline.counting.instrument import (
     OMP_PREFIX,
     function_refs,
     instrument_ir,
+    launch_roots,
     reachable,
     wrap_omp_regions,
 )
@@ -127,15 +128,22 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
              f"opt on {src.name}", timeout=timeout)
         ll0.unlink(missing_ok=True)
         opt_lls.append((src, ll1, stem))
+    # host code (input generation, reference checks) runs uninstrumented: only functions
+    # reachable from the target regions / launched kernels, across all translation units,
+    # are counted
+    graph: dict[str, set[str]] = {}
+    launched: set[str] = set()
+    for _, ll1, _ in opt_lls:
+        text = ll1.read_text()
+        for f, refs in function_refs(text).items():
+            graph.setdefault(f, set()).update(refs)
+        if spec.model == "cuda":
+            launched |= launch_roots(text)
     only: set[str] | None = None
     if spec.model == "omp" and kernels:
-        # host code (input generation, reference checks) runs uninstrumented: only functions
-        # reachable from the target regions, across all translation units, are counted
-        graph: dict[str, set[str]] = {}
-        for _, ll1, _ in opt_lls:
-            for f, refs in function_refs(ll1.read_text()).items():
-                graph.setdefault(f, set()).update(refs)
         only = reachable(graph, (OMP_PREFIX,))
+    elif spec.model == "cuda" and launched & set(graph):
+        only = reachable(graph, (), launched)
     for src, ll1, stem in opt_lls:
         ll2 = workdir / f"{stem}.inst.ll"
         inst = instrument_ir(ll1.read_text(), first_id=next_id, omp=spec.model == "omp",
