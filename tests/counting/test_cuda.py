@@ -99,5 +99,6 @@ def test_host_code_left_uninstrumented(toolchain: None, programs: Path, tmp_path
     ir = next(tmp_path.glob("*/build/00_main.inst.ll")).read_text()
     main_body = ir.split("@main(", 1)[1].split("\n}\n", 1)[0]
     # the launch trampolines (the kernel inlined into them) are what runs and is counted
-    launched = ir.split("_8__invokeE", 1)[1].split("\n}\n", 1)[0]
+    launched = ir.split('define internal void @"_ZZL16__rl_launch_call', 1)[1]
+    launched = launched.split("\n}\n", 1)[0]
     assert "__rl_bbc" not in main_body and "__rl_bbc" in launched
