@@ -223,6 +223,8 @@ def _finetune(s: argparse._SubParsersAction) -> None:
                    help="conversations to train on (overrides --epochs)")
     p.add_argument("--lr", type=float, default=2e-4)
     p.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    p.add_argument("--max-train-minutes", type=float, default=None,
+                   help="stop training after this many minutes (slow machines)")
     p.add_argument("--max-len", type=int, default=1024)
     p.add_argument("--max-validation", type=int, default=None,
                    help="score only the first N validation conversations")
@@ -235,7 +237,9 @@ def _cmd_finetune(a: argparse.Namespace) -> int:
 
     res = finetune_local(a.train, a.validation, a.out, a.steps, a.lr, max_len=a.max_len,
                          random_state=a.seed, max_validation=a.max_validation,
-                         epochs=a.epochs, threads=a.threads)
+                         epochs=a.epochs, threads=a.threads,
+                         max_train_seconds=a.max_train_minutes * 60
+                         if a.max_train_minutes else None)
     print(json.dumps(res, indent=2))
     return 0
 

@@ -150,12 +150,15 @@ def finetune_local(train: str | Path, validation: str | Path, out_dir: str | Pat
                    max_len: int = 1024, random_state: int = 4839,
                    model_path: str | Path | None = None, max_validation: int | None = None,
                    epochs: float = 1.0, threads: int | None = None,
-                   grad_accum: int = 4) -> dict[str, Any]:
+                   grad_accum: int = 4,
+                   max_train_seconds: float | None = None) -> dict[str, Any]:
     """LoRA fine-tune of the embedded model on *train* (each conversation truncated to
     *max_len* tokens; loss on the answer only), then accuracy / macro-F1 / MCC of the
     untuned and the tuned model on the same validation conversations (the first
     *max_validation* when given). *steps* (conversations seen) defaults to *epochs* passes
-    over the shuffled training file; the optimizer steps every *grad_accum* of them."""
+    over the shuffled training file; the optimizer steps every *grad_accum* of them.
+    *max_train_seconds* stops training early (at an optimizer step) on slow machines; the
+    result says how many conversations were seen."""
     from ridgeline.llm.embedded import gguf_path
 
     torch, transformers, peft = _deps()
@@ -186,7 +189,13 @@ def finetune_local(train: str | Path, validation: str | Path, out_dir: str | Pat
     model.train()
     losses = []
     t1 = time.monotonic()
+    seen = 0
     for step in range(total):
+        if (max_train_seconds is not None and step % grad_accum == 0
+                and time.monotonic() - t1 > max_train_seconds):
+            log.info("training stopped after %d conversations (time budget)", step)
+            break
+        seen = step + 1
         if not order:
             order = torch.randperm(len(tr), generator=gen).tolist()
         msgs = tr[order.pop()]
@@ -199,9 +208,9 @@ def finetune_local(train: str | Path, validation: str | Path, out_dir: str | Pat
         if (step + 1) % grad_accum == 0 or step + 1 == total:
             opt.step()
             opt.zero_grad()
-        losses.append(float(loss))
+        losses.append(loss.item())
         if step % 10 == 0:
-            log.info("step %d/%d loss %.4f (%.0fs)", step, total, float(loss),
+            log.info("step %d/%d loss %.4f (%.0fs)", step, total, losses[-1],
                      time.monotonic() - t1)
     t_train = time.monotonic() - t1
     after_preds = _predict(torch, model, tok, va, max_len)
@@ -212,7 +221,8 @@ def finetune_local(train: str | Path, validation: str | Path, out_dir: str | Pat
     result = {
         "base_model": gguf.name, "method": f"LoRA r={lora_r} on q/k/v/o projections",
         "train_conversations": len(tr), "validation_conversations": len(va),
-        "conversations_seen": total, "epochs": round(total / len(tr), 2),
+        "conversations_planned": total, "conversations_seen": seen,
+        "epochs": round(seen / len(tr), 2), "max_train_seconds": max_train_seconds,
         "grad_accum": grad_accum, "lr": lr, "lora_r": lora_r, "max_len": max_len,
         "seed": random_state, "threads": threads,
         "scoring": "the more likely of the two answers after the prompt (truncated alike)",
