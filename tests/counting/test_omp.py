@@ -119,3 +119,11 @@ def test_device_code_across_files_counted_host_code_not(libomp: None, programs: 
     main_body = ir.split("@main(", 1)[1].split("\n}\n", 1)[0]
     assert "__rl_bbc" not in main_body and "__rl_ld" not in main_body
     assert "__rl_bbc" in ir  # the region's functions are counted
+
+
+def test_repeated_math_call_counted_once(libomp: None, programs: Path) -> None:
+    # expf(x) + expf(x) * 2: GPU math has no errno, the call is made once (8 FLOPs) + 1 FMA
+    from ridgeline.counting.mathops import MATH_FLOPS
+
+    (r,) = count_run(programs / "math-omp", "1024")
+    assert r.flops_sp == 1024 * (MATH_FLOPS["expf"][1] + 2)

@@ -86,7 +86,10 @@ def _front_flags(spec: BuildSpec, src: Path) -> list[str]:
     flags = ["-x", "c" if is_c else "c++"]
     if not is_c:
         flags.append(f"-std={spec.std}")
-    flags += ["-O2", "-Xclang", "-disable-llvm-passes", "-w", "-emit-llvm", "-S",
+    # -fno-math-errno: GPU math functions never set errno, so (as nvcc does) repeated calls
+    # with the same argument are computed once and sqrtf & co. become intrinsics
+    flags += ["-O2", "-fno-math-errno", "-Xclang", "-disable-llvm-passes", "-w", "-emit-llvm",
+              "-S",
               "-fno-exceptions" if spec.model == "cuda" else "-fexceptions"]
     if spec.model == "omp":
         # OpenMP ports sometimes include their CUDA sibling's headers: lowest-priority shim
