@@ -76,8 +76,9 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
     by_gpu: dict[str, float] = {}
     floor = LAUNCH_DRAM_FLOOR.get(backend, 0.0)
     for name, l2 in zip(l2_names, raw.get("l2", []), strict=False):
-        by_gpu[name] = 32.0 * (l2["read_miss_sectors"] + l2["write_back_sectors"]) * sscale \
-            + floor
+        rd = l2.get("read_miss_weighted")
+        rd = float(rd) if rd is not None else l2["read_miss_sectors"] * sscale
+        by_gpu[name] = 32.0 * (rd + l2["write_back_sectors"] * sscale) + floor
     gl, gs = raw["global_load"], raw["global_store"]
     sh = raw["shared_load"][0] + raw["shared_store"][0]
     rec = LaunchCount(

@@ -94,6 +94,7 @@ typedef struct {
   uint64_t bytes, nsets; int ways;
   uint64_t *tag; uint64_t *stamp; uint8_t *valid, *dirty;
   uint64_t clock, rd_miss, wr_back;
+  uint64_t rd_snap; double rd_w; /* read misses per counting window, weighted like it */
 } rl_l2;
 static rl_l2 l2s[MAX_L2];
 static int nl2;
@@ -147,7 +148,12 @@ static void record(uintptr_t a, uint64_t n, int write) {
   }
 }
 
+static uintptr_t rl_omp_sp; /* OpenMP: stack pointer at region entry (0 outside regions) */
+
 static int classify(uintptr_t a) { /* 0 global, 1 shared, 2 local, 3 register/param */
+  /* OpenMP: the host's own frames (arrays declared in main and mapped to the device) are
+   * device global memory; the region's frames below the entry are local/team memory */
+  if (rl_omp_sp && a >= rl_omp_sp && a < rl_main_hi && a >= rl_main_lo) return 0;
   if (a >= rl_shared_lo && a < rl_shared_hi) return 1;
   if (a >= rl_stack_lo && a < rl_stack_hi) return 2;
   if (a >= rl_main_lo && a < rl_main_hi) return 3;
@@ -298,6 +304,7 @@ static void mem_vec(uint64_t *v) {
 
 void __rl_window_begin(void) {
   memcpy(rl_snap, __rl_bbc, __rl_nbb * 8);
+  for (int i = 0; i < nl2; i++) l2s[i].rd_snap = l2s[i].rd_miss;
   mem_vec(rl_mem_snap);
   __rl_on = 1;
 }
@@ -313,6 +320,9 @@ void __rl_window_end_w(double w) {
   }
   mem_vec(mv);
   for (int i = 0; i < 16; i++) rl_mem_w[i] += w * (double)(mv[i] - rl_mem_snap[i]);
+  /* a sampled block's read misses stand for the blocks it represents; data the earlier
+   * sampled blocks already brought into the L2 (tables every block reads) is not re-counted */
+  for (int i = 0; i < nl2; i++) l2s[i].rd_w += w * (double)(l2s[i].rd_miss - l2s[i].rd_snap);
   if (nblock_work == block_work_cap) {
     block_work_cap = block_work_cap ? block_work_cap * 2 : 64;
     block_work = realloc(block_work, block_work_cap * 8);
@@ -366,10 +376,13 @@ static void emit(void) {
           (unsigned long long)srd, (unsigned long long)swr);
   for (int i = 0; i < nl2; i++) {
     uint64_t rd, wb;
+    double rdw = l2s[i].rd_w;
+    l2s[i].rd_w = 0;
     l2_finish(&l2s[i], &rd, &wb);
-    fprintf(f, "%s{\"bytes\":%llu,\"read_miss_sectors\":%llu,\"write_back_sectors\":%llu}",
+    fprintf(f, "%s{\"bytes\":%llu,\"read_miss_sectors\":%llu,\"write_back_sectors\":%llu,"
+            "\"read_miss_weighted\":%.17g}",
             i ? "," : "", (unsigned long long)l2s[i].bytes, (unsigned long long)rd,
-            (unsigned long long)wb);
+            (unsigned long long)wb, rdw);
   }
   fprintf(f, "]}\n");
   fflush(f);
@@ -434,6 +447,7 @@ void __rl_kend(void) {
 
 /* OpenMP target regions: the whole region is one window */
 int __rl_omp_begin(const char *name) {
+  rl_omp_sp = (uintptr_t)__builtin_frame_address(0);
   int r = __rl_kbegin(name);
   if (r == 0) __rl_window_begin();
   if (r != 2) __rl_omp_active = 1;
@@ -442,6 +456,7 @@ int __rl_omp_begin(const char *name) {
 
 void __rl_omp_end(void) {
   __rl_omp_active = 0;
+  rl_omp_sp = 0;
   if (!rl_in_kernel) return;
   __rl_window_end_nw(1.0);
   __rl_kend();
