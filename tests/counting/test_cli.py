@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ridgeline.cli import main
+from ridgeline.counting.records import LAUNCH_DRAM_FLOOR
 
 pytestmark = pytest.mark.slow
 KEYS = {"kernel", "flops_sp", "flops_dp", "flops_hp", "int_ops", "global_load_bytes",
@@ -23,7 +24,7 @@ def test_count_run_json(toolchain: None, programs: Path,
     assert len(out) == 1 and set(out[0]) >= KEYS
     assert out[0]["kernel"] == "rescan" and out[0]["backend"] == "cuda"
     assert out[0]["flops_sp"] == 2 * 125  # one add per sector, two passes
-    assert out[0]["dram_bytes"] == 4000 + 32
+    assert out[0]["dram_bytes"] == 4000 + 32 + LAUNCH_DRAM_FLOOR["cuda"]
 
 
 def test_count_run_error_exit(programs: Path, capsys: pytest.CaptureFixture[str]) -> None:
