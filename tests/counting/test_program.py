@@ -11,7 +11,8 @@ CC = nvcc
 DEBUG = no
 OPTIMIZE  = yes
 GPU ?= yes
-CFLAGS := -std=c++17 -DALWAYS
+BLOCK = 256
+CFLAGS := -std=c++17 -DALWAYS -DBS=$(BLOCK)
 
 ifeq ($(DEBUG),yes)
   CFLAGS += -g -DDEBUG
@@ -39,5 +40,5 @@ endif
 
 def test_defines_follow_makefile_conditionals(tmp_path: Path) -> None:
     (tmp_path / "Makefile").write_text(MAKEFILE)
-    assert makefile_defines(tmp_path) == ["ALWAYS", "FAST", "NVCC=1", "QUOTED"]
+    assert makefile_defines(tmp_path) == ["ALWAYS", "BS=256", "FAST", "NVCC=1", "QUOTED"]
     assert makefile_std(tmp_path) == "c++17"

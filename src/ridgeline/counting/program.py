@@ -120,7 +120,7 @@ def makefile_active_lines(program_dir: Path) -> list[str]:
                 env[name] = (env.get(name, "") + " " + value).strip()
             else:
                 env[name] = _expand(value, env) if op == ":" else value
-        out.append(line)
+        out.append(_expand(line, env))  # -DBLOCK_SIZE=$(BLOCK_SIZE) -> -DBLOCK_SIZE=256
     return out
 
 

@@ -79,7 +79,7 @@ extern void __kmpc_end_master(ident_t *, int);
 extern int __kmpc_masked(ident_t *, int, int);
 extern void __kmpc_end_masked(ident_t *, int);
 
-#define MAXARGS 32
+#define MAXARGS 64
 #define MAXTHREADS 1024
 #define STACK (256 * 1024)
 
@@ -102,9 +102,12 @@ static void invoke(micro_t fn, int *gtid, int *btid, int argc, void **a) {
   case 8: fn(gtid, btid, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]); break;
   default: {
     /* more arguments: pass all MAXARGS slots (extra ones are ignored by the callee) */
-    fn(gtid, btid, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11],
-       a[12], a[13], a[14], a[15], a[16], a[17], a[18], a[19], a[20], a[21], a[22], a[23],
-       a[24], a[25], a[26], a[27], a[28], a[29], a[30], a[31]);
+    fn(gtid, btid, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12],
+       a[13], a[14], a[15], a[16], a[17], a[18], a[19], a[20], a[21], a[22], a[23], a[24],
+       a[25], a[26], a[27], a[28], a[29], a[30], a[31], a[32], a[33], a[34], a[35], a[36],
+       a[37], a[38], a[39], a[40], a[41], a[42], a[43], a[44], a[45], a[46], a[47], a[48],
+       a[49], a[50], a[51], a[52], a[53], a[54], a[55], a[56], a[57], a[58], a[59], a[60],
+       a[61], a[62], a[63]);
   }
   }
 }
