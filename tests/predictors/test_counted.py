@@ -112,3 +112,36 @@ def test_model_fits_without_any_counted_rows() -> None:
     assert x["c_has"].isna().all()
     m = CountModel(max_iter=10).fit(x[FEATURES], t[TARGETS].reset_index(drop=True))
     assert (m.predict(x)["time_ns"] > 0).all()
+
+
+@pytest.mark.slow
+def test_predict_batch_count_auto_runs_each_program_once(
+        omp_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.counting.conftest import _libomp_ok, _toolchain_ok
+
+    require("clang/opt (LLVM >= 15)", _toolchain_ok())
+    require("LLVM libomp (libomp-15-dev)", _libomp_ok())
+    monkeypatch.setenv("RIDGELINE_CACHE", str(tmp_path / "cache"))
+    rows = tmp_path / "rows.csv"
+    rows.write_text(
+        "source,kernel,model_type,block_size,grid_size,exe_args,device\n"
+        "axpy-omp,main_l8,omp,\"(256, 1, 1)\",\"(16, 1, 1)\",4096,3080\n"
+        "axpy-omp,main_l8,omp,\"(256, 1, 1)\",\"(16, 1, 1)\",4096,A100\n"
+        "nowhere-omp,main_l8,omp,\"(256, 1, 1)\",\"(16, 1, 1)\",4096,3080\n")
+    out = tmp_path / "out.csv"
+    base = ["predict-batch", str(rows), "--sources", str(tmp_path), "--out", str(out)]
+    assert main(base + ["--count", "never"]) == 0
+    never = pd.read_csv(out, keep_default_na=False)
+    assert list(never["pred_origin"][:2]) == ["learned", "learned"]
+    assert main(base + ["--count", "auto"]) == 0
+    df = pd.read_csv(out, keep_default_na=False)
+    assert "2 with CPU-execution counts" in capsys.readouterr().err
+    assert list(df["pred_origin"]) == ["counted", "counted", ""]
+    assert "does not exist" in df["error"][2]  # the bad row is reported, the batch goes on
+    for i in (0, 1):  # y = 2x + y on 4096 floats: FLOPs are counted, not learned
+        assert float(df["pred_SP_FLOP"][i]) == pytest.approx(2 * 4096, rel=0.01)
+    runs = list((tmp_path / "cache" / "counts").glob("prog-*.json"))
+    assert len(runs) == 1  # one run of the program served both GPUs' rows
+    assert main(base + ["--count", "cached"]) == 0  # cached: the shipped table only
+    assert list(pd.read_csv(out, keep_default_na=False)["pred_origin"][:2]) == ["learned"] * 2

@@ -74,6 +74,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--out", required=True, metavar="OUT.csv")
     b.add_argument("--predictor", default="learned", help="learned (default) or analytic")
     b.add_argument("--jobs", type=int, default=None, help="processes (default: all cores)")
+    b.add_argument("--count", choices=["cached", "auto", "never"], default="cached",
+                   help="CPU-execution counts: cached (default) uses the shipped counted "
+                   "table and the local count cache; auto also runs every program not counted "
+                   "yet, once per (source, arguments), cached for later runs; never uses none. "
+                   "The pred_origin column says which rows used counts")
+    b.add_argument("--count-timeout", type=float, default=120.0, metavar="S",
+                   help="time limit of one program's counting run (default 120)")
     add_gpu_file(b)
     b.set_defaults(func=run_batch)
 
@@ -211,11 +218,13 @@ def run_batch(args: argparse.Namespace) -> int:
         raise InputFileError(f"--sources {str(src)!r} is not a folder")
     t0 = time.time()
     out = predict_batch(Path(args.rows), src, predictor=args.predictor, jobs=args.jobs,
-                        gpu_file=args.gpu_file)
+                        gpu_file=args.gpu_file, count=args.count,
+                        count_timeout=args.count_timeout)
     out.to_csv(args.out, index=False)
     bad = int((out["error"] != "").sum())
-    print(f"{len(out)} rows -> {args.out} ({bad} with errors) in {time.time() - t0:.1f} s",
-          file=sys.stderr)
+    counted = int((out["pred_origin"] == "counted").sum()) if "pred_origin" in out else 0
+    print(f"{len(out)} rows -> {args.out} ({bad} with errors, {counted} with CPU-execution "
+          f"counts) in {time.time() - t0:.1f} s", file=sys.stderr)
     return 0
 
 

@@ -1,11 +1,14 @@
 """The ``predict-batch`` contract: every input row out, in order, with predictions or an error.
 
 Added columns (stable): pred_SP_FLOP, pred_DP_FLOP, pred_HP_FLOP, pred_int_ops,
-pred_bytes_total, pred_xtime_ns, pred_class_paper_a, pred_class_fp, error.
+pred_bytes_total, pred_xtime_ns, pred_class_paper_a, pred_class_fp, error; then pred_origin
+("counted": FLOPs and DRAM bytes from CPU execution, "learned", "analytic"; empty on errors).
 """
 
 from __future__ import annotations
 
+import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +19,12 @@ from ridgeline.datasets import read_csv, require_columns
 from ridgeline.errors import RidgelineError, UnknownNameError
 from ridgeline.hardware import Counts, get_rule, load_catalog, time_lower_bound
 from ridgeline.predictors.batch import analyze_rows
+from ridgeline.predictors.counted import COUNTED_COLUMNS, attach_counted, launch_record_features
 from ridgeline.predictors.learned import features_frame, shipped_model
 
-__all__ = ["predict_batch", "PRED_COLUMNS", "REQUIRED"]
+__all__ = ["predict_batch", "PRED_COLUMNS", "REQUIRED", "COUNT_MODES"]
+
+log = logging.getLogger(__name__)
 
 REQUIRED = ["source", "kernel", "model_type", "block_size", "grid_size", "exe_args", "device"]
 PRED_COLUMNS = ["pred_SP_FLOP", "pred_DP_FLOP", "pred_HP_FLOP", "pred_int_ops",
@@ -30,11 +36,20 @@ def _from_log(x: pd.Series) -> np.ndarray:
     return np.clip(10.0 ** x.to_numpy(float) - 1.0, 0, None)
 
 
+COUNT_MODES = ["cached", "auto", "never"]
+
+
 def predict_batch(rows_csv: Path, sources: Path, predictor: str = "learned",
                   jobs: int | None = None, gpu_file: str | None = None,
-                  progress: bool = True) -> pd.DataFrame:
+                  progress: bool = True, count: str = "cached",
+                  count_timeout: float = 120.0) -> pd.DataFrame:
+    """Predict every row of *rows_csv*. *count*: ``cached`` uses CPU-execution counts from
+    the shipped counted table and the local count cache; ``auto`` also runs each program
+    not counted yet (once per program and arguments, in parallel); ``never`` uses none."""
     if predictor not in ("learned", "analytic"):
         raise UnknownNameError("batch predictor", predictor, ["learned", "analytic"])
+    if count not in COUNT_MODES:
+        raise UnknownNameError("count mode", count, COUNT_MODES)
     df = read_csv(rows_csv, dtype=str, keep_default_na=False)
     require_columns(df, REQUIRED, str(rows_csv))
     cat = load_catalog(gpu_file)
@@ -57,13 +72,23 @@ def predict_batch(rows_csv: Path, sources: Path, predictor: str = "learned",
         idx = np.flatnonzero(ok)
         sub = feats.iloc[idx].reset_index(drop=True)
         sub_gpus = [gpus[i] for i in idx]
+        out["pred_origin"] = ""
         if predictor == "learned":
+            if count != "never":
+                sub = _with_counts(sub, df.iloc[idx].reset_index(drop=True), sub_gpus, sources,
+                                   count == "auto", count_timeout, jobs, progress)
+            has = sub["c_has"].to_numpy(float) == 1.0 if "c_has" in sub else np.zeros(len(sub),
+                                                                                     bool)
+            log.info("%d of %d rows with CPU-execution counts (FLOPs and DRAM bytes counted, "
+                     "the rest learned)", int(has.sum()), len(sub))
+            out.loc[out.index[idx], "pred_origin"] = np.where(has, "counted", "learned")
             try:
                 y = shipped_model().predict(features_frame(sub, sub_gpus))
                 counts = y[["flops_sp", "flops_dp", "flops_hp", "int_ops", "dram_bytes"]]
                 times = y["time_ns"].to_numpy(float)
             except RidgelineError as e:
                 err = [e_ or f"{type(e).__name__}: {e}" for e_ in err]
+                out["pred_origin"] = ""
                 ok[:] = False
                 idx = idx[:0]
         else:
@@ -73,9 +98,64 @@ def predict_batch(rows_csv: Path, sources: Path, predictor: str = "learned",
                 "dram_bytes": _from_log(sub["a_bytes"]),
             })
             times = np.array([np.nan] * len(sub))
+            out.loc[out.index[idx], "pred_origin"] = "analytic"
         _fill(out, idx, counts, times, sub_gpus)
     out["error"] = err
     return out
+
+
+def _with_counts(sub: pd.DataFrame, rows: pd.DataFrame, gpus: list[Any], sources: Path,
+                 run: bool, timeout: float, jobs: int | None, progress: bool) -> pd.DataFrame:
+    """*sub* with the counted feature columns: from the shipped table, then (with *run*) from
+    CPU-execution runs of the programs still missing, one run per (source, arguments)."""
+    keys = pd.DataFrame({"source": rows["source"].astype(str),
+                         "exe_args": rows["exe_args"].astype(str).str.strip(),
+                         "kernel": rows["kernel"].astype(str),
+                         "gpu": [g.name for g in gpus]})
+    filled = attach_counted(keys)
+    base = sub.drop(columns=[c for c in COUNTED_COLUMNS if c in sub]).reset_index(drop=True)
+    for c in COUNTED_COLUMNS:
+        base[c] = filled[c].to_numpy(float)
+    if not run:
+        return base
+    missing = base["c_has"].to_numpy(float) != 1.0
+    todo: dict[tuple[str, str], list[int]] = {}
+    for i in np.flatnonzero(missing):
+        todo.setdefault((keys["source"][i], keys["exe_args"][i]), []).append(int(i))
+    if not todo:
+        return base
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tqdm import tqdm
+
+    from ridgeline.predictors.counted import record_for, run_program_counts
+
+    all_gpus = sorted({g.name for g in gpus})
+
+    def one(item: tuple[tuple[str, str], list[int]]) -> tuple[list[int], Any]:
+        (source, args), where = item
+        kernels = [str(rows["kernel"][i]) for i in where]
+        try:
+            recs, _ = run_program_counts(sources / source, args, kernels, all_gpus, timeout)
+        except RidgelineError as e:
+            return where, e
+        return where, recs
+
+    workers = max(1, min(jobs or (os.cpu_count() or 1), len(todo)))
+    with ThreadPoolExecutor(workers) as pool, tqdm(
+            total=len(todo), unit="program", desc="counting", disable=not progress,
+            leave=False) as bar:
+        for where, res in pool.map(one, todo.items()):
+            bar.update(1)
+            if isinstance(res, Exception):
+                log.info("counting %s failed: %s", rows["source"][where[0]], res)
+                continue
+            for j in where:
+                rec = record_for(res, str(rows["kernel"][j]), str(rows["model_type"][j]))
+                if rec is not None:
+                    for c, v in launch_record_features(rec, gpus[j].name).items():
+                        base.at[j, c] = v
+    return base
 
 
 def _fill(out: pd.DataFrame, idx: np.ndarray, counts: pd.DataFrame, times: np.ndarray,

@@ -25,7 +25,7 @@ import pandas as pd
 
 __all__ = ["COUNTED_COLUMNS", "COUNTED_FILE", "match_kernel", "build_counted_table",
            "counted_features", "attach_counted", "launch_record_features", "run_counts",
-           "load_counted_table"]
+           "load_counted_table", "run_program_counts", "record_for"]
 
 COUNTED_FILE = "hecbench-counted.csv"
 
@@ -220,3 +220,37 @@ def run_counts(program_dir: Path, args: str, kernel: str, gpus: list[str],
     tmp.write_text(json.dumps(recs, default=list))
     tmp.replace(path)
     return recs, False
+
+
+def run_program_counts(program_dir: Path, args: str, kernels: list[str], gpus: list[str],
+                       timeout: float) -> tuple[list[dict[str, Any]], bool]:
+    """Counted launches (one per kernel) of one run of *program_dir* with *args*, for the
+    *kernels* a batch asks about (the run stops once each has a counted launch) and the DRAM
+    model of each of *gpus*; cached on disk like :func:`run_counts`. Raises
+    :class:`ridgeline.counting.ProgramRunError` when the program cannot be counted."""
+    from ridgeline.counting import count_run
+
+    wanted = sorted({_OMP_PREFIX.sub("", k) for k in kernels})
+    key = _folder_key(program_dir, args, "|".join(wanted), gpus)
+    path = _cache_dir() / f"prog-{key}.json"
+    if path.is_file():
+        try:
+            return json.loads(path.read_text()), True
+        except (OSError, ValueError):
+            pass
+    res = count_run(program_dir, args, kernel=None, launches=1, gpu=gpus, timeout=timeout,
+                    expect=wanted)
+    recs = [r.to_dict() for r in res]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(recs, default=list))
+    tmp.replace(path)
+    return recs, False
+
+
+def record_for(recs: list[dict[str, Any]], kernel: str, model_type: str
+               ) -> dict[str, Any] | None:
+    """The usable counted launch of *kernel* among one run's records (None: absent,
+    ambiguous or partial)."""
+    k = match_kernel(kernel, [x["kernel"] for x in recs], model_type)
+    return _usable(recs, k) if k else None

@@ -96,6 +96,9 @@ class CountModel:
                 max_iter=self.max_iter, learning_rate=self.learning_rate,
                 max_leaf_nodes=self.max_leaf_nodes, min_samples_leaf=self.min_samples_leaf,
                 random_state=self.random_state,
+                # time: absolute error on log time (program-grouped CV on HeCBench: median
+                # APE 0.85 and 38.7% within 2x, against 0.91 and 36.0% for squared error)
+                loss="absolute_error" if t == "time_ns" else "squared_error",
             )
             self.models_[t] = m.fit(Xn[ok], y[ok])
         return self
