@@ -1,7 +1,7 @@
 """Time prediction on held-out kernels (kernel-grouped 90/10, optionally 5-fold too):
-GBM (static + Oclgrind + launch features), a launch-only GBM ablation (sizes and transfer
-bytes only) and the LLM regressor (SmolLM2-135M frozen backbone, cached kernel
-embeddings, MLP head), side by side.
+GBM (static + Oclgrind + launch features; ``gbm-l1``: absolute error of log time), a
+launch-only GBM ablation (sizes and transfer bytes only) and the LLM regressor
+(SmolLM2-135M frozen backbone, cached kernel embeddings, MLP head), side by side.
 
 Rows: CLgen's GTX 970 / HD 7970 ``runtime_gpu`` (``--gpus nvidia,amd``; times include
 transfers) or a local datagen run (``--pocl DIR``: kernel time on that device).
@@ -50,7 +50,11 @@ class LaunchOnly(GBMRegressor):
 
 
 def _make(kind: str, seed: int) -> Any:
-    return LaunchOnly(random_state=seed) if kind == "launch" else make_regressor(kind, seed=seed)
+    if kind == "launch":
+        return LaunchOnly(random_state=seed)
+    if kind == "gbm-l1":  # median of log time instead of its mean
+        return GBMRegressor(loss="absolute_error", random_state=seed)
+    return make_regressor(kind, seed=seed)
 
 
 def _first(rows: Any, n: int | None) -> Any:

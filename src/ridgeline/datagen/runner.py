@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,14 +111,19 @@ def _job(path: Path, cfg: DatagenConfig) -> dict[str, Any]:
             "repeats": cfg.repeats, "max_global": cfg.max_global, "max_bytes": cfg.max_bytes}
 
 
-def _local(jobs: list[dict[str, Any]], cfg: DatagenConfig) -> Iterator[tuple[dict, list]]:
-    with ThreadPoolExecutor(max_workers=max(1, cfg.jobs)) as ex:
+def _local(jobs: list[dict[str, Any]], cfg: DatagenConfig
+           ) -> Generator[tuple[dict, list], None, None]:
+    ex = ThreadPoolExecutor(max_workers=max(1, cfg.jobs))
+    try:
         futs = [ex.submit(run_isolated, j, cfg.timeout) for j in jobs]
         for f in as_completed(futs):
             yield f.result()
+    finally:  # on an interrupt, the kernels not yet started are dropped (a rerun resumes)
+        ex.shutdown(wait=True, cancel_futures=True)
 
 
-def _ray(jobs: list[dict[str, Any]], cfg: DatagenConfig) -> Iterator[tuple[dict, list]]:
+def _ray(jobs: list[dict[str, Any]], cfg: DatagenConfig
+         ) -> Generator[tuple[dict, list], None, None]:
     try:
         import ray
     except ImportError:
@@ -169,7 +174,8 @@ def generate(kernels_dir: str | Path, out: str | Path, cfg: DatagenConfig,
     t0 = time.perf_counter()
     n_samples = 0
     bar = tqdm(total=len(todo), unit="kernel", disable=not progress, desc="datagen")
-    runs = _ray(todo, cfg) if cfg.ray_address else _local(todo, cfg)
+    runs: Generator[tuple[dict, list], None, None] = (
+        _ray(todo, cfg) if cfg.ray_address else _local(todo, cfg))
     try:
         for rec, samples in runs:
             writer.add(rec, samples)
@@ -180,6 +186,7 @@ def generate(kernels_dir: str | Path, out: str | Path, cfg: DatagenConfig,
             if on_kernel:
                 on_kernel(rec)
     finally:
+        runs.close()  # stops the pool (local) or the cluster session (Ray)
         writer.flush()
         bar.close()
         close_prebuilders()

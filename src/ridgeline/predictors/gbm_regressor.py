@@ -69,19 +69,23 @@ class GBMRegressor(Predictor):
     def __init__(self, max_iter: int = 600, learning_rate: float = 0.05,
                  max_leaf_nodes: int = 31, l2_regularization: float = 1.0,
                  min_samples_leaf: int = 10, use_oclgrind: bool = True,
-                 loss: str = "squared_error", random_state: int = 0) -> None:
+                 loss: str = "squared_error", quantile: float = 0.5,
+                 random_state: int = 0) -> None:
         self.max_iter = max_iter
         self.learning_rate = learning_rate
         self.max_leaf_nodes = max_leaf_nodes
         self.l2_regularization = l2_regularization
         self.min_samples_leaf = min_samples_leaf
         self.use_oclgrind = use_oclgrind
-        self.loss = loss  # of log2 time: "squared_error" or "absolute_error" (median)
+        # of log2 time: "squared_error", "absolute_error" (median) or "quantile" (at
+        # *quantile*; below 0.5 suits MAPE, which punishes over-prediction more)
+        self.loss = loss
+        self.quantile = quantile
         self.random_state = random_state
 
     def get_params(self) -> dict[str, Any]:
         keys = ("max_iter", "learning_rate", "max_leaf_nodes", "l2_regularization",
-                "min_samples_leaf", "use_oclgrind", "loss", "random_state")
+                "min_samples_leaf", "use_oclgrind", "loss", "quantile", "random_state")
         return {k: getattr(self, k) for k in keys}
 
     def fit(self, rows: Any, progress: bool = False) -> GBMRegressor:
@@ -91,13 +95,15 @@ class GBMRegressor(Predictor):
         if "time_us" not in rows.columns:
             raise SchemaError("training rows need a time_us column")
         X = featurize(rows, self.use_oclgrind, progress)
+        X = X.loc[:, X.notna().any()]  # a column without any value cannot be binned
         y = np.log2(np.maximum(rows["time_us"].to_numpy(dtype=float), 1e-3))
         self.feature_names_ = list(X.columns)
         self.model_ = HistGradientBoostingRegressor(
             max_iter=self.max_iter, learning_rate=self.learning_rate,
             max_leaf_nodes=self.max_leaf_nodes, l2_regularization=self.l2_regularization,
             min_samples_leaf=self.min_samples_leaf, loss=getattr(self, "loss", "squared_error"),
-            random_state=self.random_state)
+            quantile=getattr(self, "quantile", 0.5) if getattr(self, "loss", "") == "quantile"
+            else None, random_state=self.random_state)
         self.model_.fit(X.to_numpy(dtype=float), y)
         return self
 
