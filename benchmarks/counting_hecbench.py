@@ -219,6 +219,8 @@ def report(args: argparse.Namespace) -> dict:
         by_var: dict[int, list[dict]] = {}
         for x in m:
             by_var.setdefault(int(x.get("variant", 0)), []).append(x)
+        if args.launch == "first":
+            by_var = {v: xs[:1] for v, xs in by_var.items()}
         means = {v: _mean(xs) for v, xs in by_var.items()}
         sel = gt[(gt["source"] == src) & (gt["kernel"] == kern)]
         for _dev, grp in sel.groupby("device"):
@@ -275,6 +277,8 @@ def main() -> None:
     p.add_argument("--programs", help="comma-separated program folders (instead of --sample)")
     p.add_argument("--summary", help="write the summary JSON here")
     p.add_argument("--rows", help="write per-row comparison CSV here")
+    p.add_argument("--launch", choices=["mean", "first"], default="mean",
+                   help="compare the mean of the counted launches, or the first only")
     a = p.parse_args()
     (run if a.phase == "run" else report)(a)
 
