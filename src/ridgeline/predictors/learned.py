@@ -34,9 +34,12 @@ TARGETS = ["flops_sp", "flops_dp", "flops_hp", "int_ops", "dram_bytes", "time_ns
 COUNTED_GPU_COLUMNS = ["gc_t_mem", "gc_t_sp", "gc_t_dp", "gc_t_int", "gc_bytes_over_l2"]
 FEATURES = LAUNCH_COLUMNS + GPU_COLUMNS + COUNTED_COLUMNS + COUNTED_GPU_COLUMNS
 #: targets taken straight from the counts where a row has them (CPU execution counts FLOPs
-#: exactly and models DRAM against the GPU's L2); integer ops and time stay learned (NVIDIA
-#: counts integer thread instructions incl. address arithmetic, the IR count does not)
-DIRECT = {"flops_sp": "c_sp", "flops_dp": "c_dp", "flops_hp": "c_hp", "dram_bytes": "c_dram"}
+#: and integer operations and models DRAM against the GPU's L2); time stays learned. Taking
+#: the counted integer ops too (rather than learning them from the counts) raised the paper-A
+#: class on counted rows from 79% to 92% (paper-a set) and 87% to 91% (unseen GPU+program,
+#: RTX 3080) under program-grouped CV.
+DIRECT = {"flops_sp": "c_sp", "flops_dp": "c_dp", "flops_hp": "c_hp", "int_ops": "c_int",
+          "dram_bytes": "c_dram"}
 _USE_DIRECT = {"on": True}
 
 
@@ -214,7 +217,7 @@ def _confidence(counts: Counts, gpu: GPU) -> float | None:
 class LearnedPredictor(Predictor):
     """Default predictor: analysed counts corrected by the shipped boosted-tree model; with
     :attr:`counted` (launch records from :func:`ridgeline.predictors.counted.run_counts`)
-    FLOPs and DRAM bytes come from the counts and integer ops and time are learned from them."""
+    FLOPs, integer ops and DRAM bytes come from the counts and time is learned from them."""
 
     name = "learned"
 
@@ -241,7 +244,7 @@ class LearnedPredictor(Predictor):
             origin = {**a.origin,
                       "flops": f"counted ({be} CPU execution)",
                       "dram_bytes": f"counted ({be} CPU execution + L2 model of {gpu.name})",
-                      "int_ops": "learned (from counted IR integer ops)",
+                      "int_ops": f"counted ({be} CPU execution)",
                       "time": "learned (from counts + GPU numbers)"}
         else:
             origin = {**a.origin, "counts": "learned (boosted trees over analysed source "
