@@ -11,7 +11,16 @@ from ridgeline.llm.backends import Backend, LocalBackend, make_backend
 from ridgeline.llm.embedded import EMBEDDED_ALIASES, EMBEDDED_MODEL, EmbeddedServer
 from ridgeline.llm.http import HttpClient
 
-__all__ = ["open_backend", "is_embedded"]
+__all__ = ["open_backend", "is_embedded", "EMBEDDED_TIMEOUT_S"]
+
+#: the embedded model answers on a shared CPU: a long prompt can take many minutes, and a
+#: retried request only queues behind the one the server is still working on
+EMBEDDED_TIMEOUT_S = 1800.0
+
+
+def _embedded_http() -> HttpClient:
+    timeout = float(os.environ.get("RIDGELINE_LLM_TIMEOUT", EMBEDDED_TIMEOUT_S))
+    return HttpClient(timeout_s=timeout, max_retries=1)
 
 
 def is_embedded(model: str) -> bool:
@@ -33,7 +42,8 @@ def open_backend(
     if is_embedded(model) and not base_url:
         threads = int(os.environ.get("RIDGELINE_LLM_THREADS", min(2, os.cpu_count() or 1)))
         with EmbeddedServer(n_ctx=n_ctx, threads=threads) as srv:
-            b: Backend = LocalBackend.from_env(EMBEDDED_MODEL, srv.base_url, http=http)
+            b: Backend = LocalBackend.from_env(EMBEDDED_MODEL, srv.base_url,
+                                               http=http or _embedded_http())
             b.endpoint_id = f"embedded:{EMBEDDED_MODEL}"  # same cache key on any port
             if check:
                 b.check()
