@@ -18,7 +18,8 @@ __all__ = ["RunResult", "run_limited"]
 
 _MISSING_INPUT = ("no such file", "cannot open", "could not open", "failed to open",
                   "unable to open", "error opening", "file not found", "can't open",
-                  "error reading", "failed to read", "could not read", "cannot read")
+                  "error reading", "failed to read", "could not read", "cannot read",
+                  "not opened", "unable to read")
 
 
 @dataclass
