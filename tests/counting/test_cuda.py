@@ -45,7 +45,7 @@ def test_saxpy_counts(saxpy_counts: dict) -> None:
 def test_shared_memory_barriers_and_atomics(saxpy_counts: dict) -> None:
     r = saxpy_counts["reduce"][0]
     blocks = N // 256
-    assert r.flops_sp == 255 * blocks  # the float atomicAdd is not a FLOP
+    assert r.flops_sp == 255 * blocks  # the float atomicAdd to global memory is not a FLOP
     # per block: 256 stores, 3 accesses per add, thread 0 reads s[0]
     assert r.shared_accesses == (256 + 3 * 255 + 1) * blocks
     assert r.atomics == blocks
@@ -104,3 +104,11 @@ def test_host_code_left_uninstrumented(toolchain: None, programs: Path, tmp_path
     launched = ir.split('define internal void @"_ZZL16__rl_launch_call', 1)[1]
     launched = launched.split("\n}\n", 1)[0]
     assert "__rl_bbc" not in main_body and "__rl_bbc" in launched
+
+
+def test_shared_float_atomic_add_is_a_flop(toolchain: None, programs: Path) -> None:
+    # 64 blocks x 256 threads add 1.0f into shared memory (counted), then 32 threads per
+    # block add into global memory (native reduction: not a FLOP)
+    (r,) = count_run(programs / "satom-cuda", "")
+    assert r.flops_sp == 64 * 256
+    assert r.atomics == 64 * (256 + 32)

@@ -38,6 +38,8 @@ static uint64_t rl_mem_snap[16];
 typedef struct { uint64_t n, bytes; } rl_pair;
 static rl_pair g_ld, g_st, s_ld, s_st, l_ld, l_st, g_atom, s_atom;
 static uint64_t rl_extra_flops[3], rl_extra_int;
+static uint64_t rl_extra_snap[4];
+static double rl_extra_w[4]; /* extras per counting window, weighted like it */
 
 /* ---- distinct sectors: pages of 4096 sectors (128 KiB), open addressing -------------- */
 #define PAGE_SHIFT 17
@@ -198,6 +200,7 @@ void __rl_count_extra(int prec, uint64_t flops, uint64_t intops) {
   rl_extra_int += intops;
 }
 
+int __rl_is_shared(const void *p) { return classify((uintptr_t)p) == 1; }
 void __rl_set_stack(uintptr_t lo, uintptr_t hi) { rl_stack_lo = lo; rl_stack_hi = hi; }
 void __rl_set_shared(uintptr_t lo, uintptr_t hi) { rl_shared_lo = lo; rl_shared_hi = hi; }
 void __rl_set_regs(uintptr_t lo, uintptr_t hi) { rl_regs_lo = lo; rl_regs_hi = hi; }
@@ -281,6 +284,7 @@ int __rl_kbegin(const char *name) {
   memset(&l_ld, 0, sizeof l_ld); memset(&l_st, 0, sizeof l_st);
   memset(&g_atom, 0, sizeof g_atom); memset(&s_atom, 0, sizeof s_atom);
   memset(rl_extra_flops, 0, sizeof rl_extra_flops); rl_extra_int = 0;
+  memset(rl_extra_w, 0, sizeof rl_extra_w);
   blocks_total = blocks_counted = 1;
   nblock_work = 0;
   __rl_spmd_flag = 0;
@@ -305,6 +309,8 @@ static void mem_vec(uint64_t *v) {
 void __rl_window_begin(void) {
   memcpy(rl_snap, __rl_bbc, __rl_nbb * 8);
   for (int i = 0; i < nl2; i++) l2s[i].rd_snap = l2s[i].rd_miss;
+  for (int i = 0; i < 3; i++) rl_extra_snap[i] = rl_extra_flops[i];
+  rl_extra_snap[3] = rl_extra_int;
   mem_vec(rl_mem_snap);
   __rl_on = 1;
 }
@@ -323,6 +329,8 @@ void __rl_window_end_w(double w) {
   /* a sampled block's read misses stand for the blocks it represents; data the earlier
    * sampled blocks already brought into the L2 (tables every block reads) is not re-counted */
   for (int i = 0; i < nl2; i++) l2s[i].rd_w += w * (double)(l2s[i].rd_miss - l2s[i].rd_snap);
+  for (int i = 0; i < 3; i++) rl_extra_w[i] += w * (double)(rl_extra_flops[i] - rl_extra_snap[i]);
+  rl_extra_w[3] += w * (double)(rl_extra_int - rl_extra_snap[3]);
   if (nblock_work == block_work_cap) {
     block_work_cap = block_work_cap ? block_work_cap * 2 : 64;
     block_work = realloc(block_work, block_work_cap * 8);
@@ -368,9 +376,8 @@ static void emit(void) {
   double raw_g = (double)(g_ld.n + g_st.n + g_atom.n);
   double sc = raw_g > 0 ? (rl_mem_w[0] + rl_mem_w[2] + rl_mem_w[12]) / raw_g : 1.0;
   fprintf(f, ",\"sector_scale\":%.17g", sc);
-  fprintf(f, ",\"extra_flops\":[%llu,%llu,%llu],\"extra_int\":%llu",
-          (unsigned long long)rl_extra_flops[0], (unsigned long long)rl_extra_flops[1],
-          (unsigned long long)rl_extra_flops[2], (unsigned long long)rl_extra_int);
+  fprintf(f, ",\"extra_flops\":[%.17g,%.17g,%.17g],\"extra_int\":%.17g", rl_extra_w[0],
+          rl_extra_w[1], rl_extra_w[2], rl_extra_w[3]);
   fprintf(f, ",\"spmd\":%d", __rl_spmd_flag);
   fprintf(f, ",\"sectors_read\":%llu,\"sectors_written\":%llu,\"l2\":[",
           (unsigned long long)srd, (unsigned long long)swr);

@@ -35,8 +35,13 @@ void __rl_set_regs(uintptr_t lo, uintptr_t hi);
 }
 
 extern "C" void __rl_atom(void *p, uint64_t n);
+extern "C" int __rl_is_shared(const void *p);
+extern "C" void __rl_count_extra(int prec, uint64_t flops, uint64_t intops);
 template <class F> static F atomic_fp(F *a, F v, int op) {
   __rl_atom(a, sizeof(F));
+  // shared-memory float add has no native instruction before sm_90: a compare-and-swap loop
+  // around an FADD, which Nsight counts as a FLOP (global RED.ADD.F32 is not counted)
+  if (op == 0 && __rl_is_shared(a)) __rl_count_extra(sizeof(F) == 4 ? 0 : 1, 1, 0);
   F old = *a;
   *a = op == 0 ? old + v : op == 1 ? (v < old ? v : old) : op == 2 ? (v > old ? v : old) : v;
   return old;
