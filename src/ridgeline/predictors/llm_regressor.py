@@ -17,6 +17,7 @@ Two modes:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import json
@@ -96,16 +97,24 @@ def load_backbone(path: str | Path | None) -> tuple[Any, Any]:
     return tok, model
 
 
-def _arg_lines(src: str, global_size: int | None) -> tuple[list[str], int]:
-    """One line per argument; total buffer bytes at *global_size* (CLgen convention)."""
+@functools.lru_cache(maxsize=4096)
+def _slots(src: str) -> tuple[Any, ...] | None:
+    """The kernel's argument slots (parsed once per source), None when unparsable."""
     from ridgeline.datagen.args import kernel_spec
 
     try:
-        spec = kernel_spec(src)
+        return kernel_spec(src).slots
     except Exception:
+        return None
+
+
+def _arg_lines(src: str, global_size: int | None) -> tuple[list[str], int]:
+    """One line per argument; total buffer bytes at *global_size* (CLgen convention)."""
+    slots = _slots(src)
+    if slots is None:
         return ["(arguments could not be parsed)"], 0
     lines, total = [], 0
-    for s in spec.slots:
+    for s in slots:
         head = f"arg {s.index} {s.name}: {s.address_space} {s.ctype}"
         if s.kind == "buffer":
             nbytes = s.elem_size * (global_size or 0)
