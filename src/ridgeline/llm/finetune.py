@@ -230,6 +230,8 @@ def finetune_local(train: str | Path, validation: str | Path, out_dir: str | Pat
         "validation_accuracy_before": before["accuracy"],
         "validation_accuracy_after": after["accuracy"],
         "validation_truth_compute": sum(t == "Compute" for t in truth),
+        "first_loss": losses[0] if losses else None,
+        "last_loss": losses[-1] if losses else None,
         "first_loss_mean10": sum(losses[:10]) / len(losses[:10]),
         "last_loss_mean10": sum(losses[-10:]) / len(losses[-10:]),
         "train_seconds": round(t_train, 1), "seconds": round(time.monotonic() - t0, 1),
