@@ -76,15 +76,20 @@ def test_predict_count_auto_falls_back_and_says_why(
     assert out["origin"]["counts"].startswith("learned")
 
 
-@pytest.mark.slow
-def test_predict_count_always_uses_cpu_execution(
-        omp_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.fixture
+def count_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The OpenMP counting toolchain (required) and a fresh count cache."""
     from tests.counting.conftest import _libomp_ok, _toolchain_ok
 
     require("clang/opt (LLVM >= 15)", _toolchain_ok())
     require("LLVM libomp (libomp-15-dev)", _libomp_ok())
     monkeypatch.setenv("RIDGELINE_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+@pytest.mark.slow
+def test_predict_count_always_uses_cpu_execution(
+        omp_dir: Path, count_cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cmd = ["predict", str(omp_dir), "--kernel", "main_l8", "--gpu", "rtx3080", "--args",
            "4096", "--count", "always", "--json"]
     assert main(cmd) == 0
@@ -116,13 +121,8 @@ def test_model_fits_without_any_counted_rows() -> None:
 
 @pytest.mark.slow
 def test_predict_batch_count_auto_runs_each_program_once(
-        omp_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        omp_dir: Path, tmp_path: Path, count_cache: Path,
         capsys: pytest.CaptureFixture[str]) -> None:
-    from tests.counting.conftest import _libomp_ok, _toolchain_ok
-
-    require("clang/opt (LLVM >= 15)", _toolchain_ok())
-    require("LLVM libomp (libomp-15-dev)", _libomp_ok())
-    monkeypatch.setenv("RIDGELINE_CACHE", str(tmp_path / "cache"))
     rows = tmp_path / "rows.csv"
     rows.write_text(
         "source,kernel,model_type,block_size,grid_size,exe_args,device\n"
@@ -141,7 +141,7 @@ def test_predict_batch_count_auto_runs_each_program_once(
     assert "does not exist" in df["error"][2]  # the bad row is reported, the batch goes on
     for i in (0, 1):  # y = 2x + y on 4096 floats: FLOPs are counted, not learned
         assert float(df["pred_SP_FLOP"][i]) == pytest.approx(2 * 4096, rel=0.01)
-    runs = list((tmp_path / "cache" / "counts").glob("prog-*.json"))
+    runs = list((count_cache / "counts").glob("prog-*.json"))
     assert len(runs) == 1  # one run of the program served both GPUs' rows
     assert main(base + ["--count", "cached"]) == 0  # cached: the shipped table only
     assert list(pd.read_csv(out, keep_default_na=False)["pred_origin"][:2]) == ["learned"] * 2

@@ -192,6 +192,24 @@ def _folder_key(program_dir: Path, args: str, kernel: str, gpus: list[str]) -> s
     return h.hexdigest()[:32]
 
 
+def _cache_read(path: Path) -> list[dict[str, Any]] | None:
+    if path.is_file():
+        try:
+            data: list[dict[str, Any]] = json.loads(path.read_text())
+            return data
+        except (OSError, ValueError):
+            return None
+    return None
+
+
+def _cache_write(path: Path, recs: list[dict[str, Any]]) -> None:
+    """Atomically (a killed run leaves no half-written entry)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(recs, default=list))
+    tmp.replace(path)
+
+
 def run_counts(program_dir: Path, args: str, kernel: str, gpus: list[str],
                timeout: float) -> tuple[list[dict[str, Any]], bool]:
     """Counted launches of *kernel* (records as dicts) and whether they came from the cache.
@@ -201,11 +219,9 @@ def run_counts(program_dir: Path, args: str, kernel: str, gpus: list[str],
 
     key = _folder_key(program_dir, args, kernel, gpus)
     path = _cache_dir() / f"{key}.json"
-    if path.is_file():
-        try:
-            return json.loads(path.read_text()), True
-        except (OSError, ValueError):
-            pass
+    cached = _cache_read(path)
+    if cached is not None:
+        return cached, True
     res = count_run(program_dir, args, kernel=kernel, launches=1, gpu=gpus, timeout=timeout)
     recs = [r.to_dict() for r in res]
     if kernel.startswith("__omp_offloading_") or not any(r["kernel"] == kernel for r in recs):
@@ -215,10 +231,7 @@ def run_counts(program_dir: Path, args: str, kernel: str, gpus: list[str],
         if k is None and len(set(names)) == 1:
             k = names[0]
         recs = [r for r in recs if r["kernel"] == k]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(recs, default=list))
-    tmp.replace(path)
+    _cache_write(path, recs)
     return recs, False
 
 
@@ -233,18 +246,13 @@ def run_program_counts(program_dir: Path, args: str, kernels: list[str], gpus: l
     wanted = sorted({_OMP_PREFIX.sub("", k) for k in kernels})
     key = _folder_key(program_dir, args, "|".join(wanted), gpus)
     path = _cache_dir() / f"prog-{key}.json"
-    if path.is_file():
-        try:
-            return json.loads(path.read_text()), True
-        except (OSError, ValueError):
-            pass
+    cached = _cache_read(path)
+    if cached is not None:
+        return cached, True
     res = count_run(program_dir, args, kernel=None, launches=1, gpu=gpus, timeout=timeout,
                     expect=wanted)
     recs = [r.to_dict() for r in res]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(recs, default=list))
-    tmp.replace(path)
+    _cache_write(path, recs)
     return recs, False
 
 
