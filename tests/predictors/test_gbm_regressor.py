@@ -82,6 +82,8 @@ def test_regress_batch_contract(tmp_path: Path) -> None:
         {"src": "", "wgsize": "64", "transfer": "1", "dataset": "1"},
         {"src": MATMUL, "wgsize": "abc", "transfer": "1", "dataset": "1"},
         {"src": SAXPY, "wgsize": "64", "transfer": "", "dataset": "huge"},
+        {"src": VADD.replace(";", "", 1), "wgsize": "64", "transfer": "98304",
+         "dataset": "4096"},  # a syntax error: an error, not a prediction
     ])
     out = predict_batch(model, batch)
     assert list(out.columns) == [*batch.columns, "pred_runtime_ms", "error"]
@@ -89,10 +91,11 @@ def test_regress_batch_contract(tmp_path: Path) -> None:
     assert out.loc[0, "pred_runtime_ms"] == pytest.approx(out.loc[1, "pred_runtime_ms"])
     assert "empty" in out.loc[2, "error"] and "wgsize" in out.loc[3, "error"]
     assert "cannot be inferred" in out.loc[4, "error"] and out.loc[4, "pred_runtime_ms"] == ""
+    assert "does not compile" in out.loc[5, "error"] and out.loc[5, "pred_runtime_ms"] == ""
     csv = tmp_path / "rows.csv"
     batch.to_csv(csv, index=False)
     rc = main(["regress-batch", str(csv), "--model", str(tmp_path / "model"),
                "--out", str(tmp_path / "out.csv")])
     assert rc == 0
     got = pd.read_csv(tmp_path / "out.csv", keep_default_na=False)
-    assert len(got) == 5 and (got["error"] == "").sum() == 2
+    assert len(got) == 6 and (got["error"] == "").sum() == 2

@@ -4,6 +4,7 @@ kernel-grouped splits, CLgen training, the ``regress-batch`` contract."""
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +130,22 @@ def load_regressor(model_dir: str | Path) -> Any:
     return GBMRegressor.load(d)
 
 
+@lru_cache(maxsize=4096)
+def parse_problems(src: str) -> str:
+    """The first parse error inside the source's kernels ("" when it parses, or when no
+    libclang is installed to check: the prediction then stands unchecked)."""
+    from ridgeline.sources._clang import clang_available
+
+    if not clang_available():
+        return ""
+    from ridgeline.sources.opencl import parse_opencl
+
+    for k in parse_opencl(src):
+        if k.problems:
+            return k.problems[0]
+    return ""
+
+
 def _prepare(row: Any) -> dict[str, Any]:
     from ridgeline.datagen.args import kernel_spec
     from ridgeline.datagen.features import infer_global_size
@@ -136,6 +153,9 @@ def _prepare(row: Any) -> dict[str, Any]:
     src = str(row["src"])
     if not src.strip():
         raise SchemaError("src is empty")
+    problem = parse_problems(src)
+    if problem:
+        raise SchemaError(f"the kernel does not compile: {problem}")
     spec = kernel_spec(src)
     try:
         wg = int(float(row["wgsize"]))
