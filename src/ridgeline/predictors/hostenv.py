@@ -41,7 +41,7 @@ def _cached(key: tuple[Any, ...], make: Any) -> Any:
 
 
 def _globals(prog: Program) -> dict[str, str]:
-    return dict(_cached(("globals", id(prog)), lambda: _globals_uncached(prog)))
+    return dict(_cached(("globals", prog.serial), lambda: _globals_uncached(prog)))
 
 
 def _globals_uncached(prog: Program) -> dict[str, str]:
@@ -166,7 +166,7 @@ def _call_args(prog: Program, fn: Function, depth: int, argv: list[str]) -> Env 
 def host_env(prog: Program, fn: Function | None, offset: int, argv: list[str],
              depth: int = 0) -> Env:
     """Variables' values just before *offset* in *fn*'s body."""
-    key = ("env", id(prog), id(fn), offset, tuple(argv), depth)
+    key = ("env", prog.serial, id(fn), offset, tuple(argv), depth)
     env = _cached(key, lambda: _host_env(prog, fn, offset, argv, depth))
     return Env(dict(env.vars), env.macros, env.argv)
 

@@ -7,6 +7,7 @@ what it cannot find it reports as missing instead of guessing.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -136,9 +137,15 @@ class OmpRegion:
     offset: int
 
 
+_PROGRAM_SERIAL = itertools.count()
+
+
 @dataclass
 class Program:
     root: Path
+    #: never reused within a process (unlike id()): caches keyed on it cannot go stale when an
+    #: evicted program's memory is given to a new one
+    serial: int = field(default_factory=lambda: next(_PROGRAM_SERIAL), compare=False)
     files: dict[str, str] = field(default_factory=dict)
     macros: dict[str, str] = field(default_factory=dict)
     functions: dict[str, list[Function]] = field(default_factory=dict)
