@@ -134,7 +134,7 @@ def load_regressor(model_dir: str | Path) -> Any:
 def parse_problems(src: str) -> str:
     """The first parse error inside the source's kernels ("" when it parses, or when no
     libclang is installed to check: the prediction then stands unchecked)."""
-    from ridgeline.sources._clang import clang_available
+    from ridgeline.sources import clang_available
 
     if not clang_available():
         return ""

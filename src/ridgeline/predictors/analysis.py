@@ -15,9 +15,9 @@ from ridgeline.errors import KernelNotFoundError, LaunchError
 from ridgeline.hardware import Counts
 from ridgeline.predictors.argeval import TYPE_SIZES, Dim, Env, split_args, try_evaluate
 from ridgeline.predictors.base import Dim3, KernelRef, Launch
-from ridgeline.predictors.hostenv import _globals, bind_params, host_env
+from ridgeline.predictors.hostenv import _cached, _globals, bind_params, host_env
 from ridgeline.predictors.kernelstats import Callees, Stats, _types, analyze, resolve_type
-from ridgeline.predictors.srcscan import Function, Program, load_program, match_paren
+from ridgeline.predictors.srcscan import Function, Program, load_program, match_paren, split_top
 from ridgeline.predictors.srcscan import Launch as Site
 
 __all__ = ["KernelAnalysis", "analyze_launch", "args_numbers"]
@@ -123,7 +123,12 @@ _MANGLED = {"f": "float", "d": "double", "i": "int", "j": "unsigned", "l": "long
 
 def _program_aliases(prog: Program) -> tuple[dict[str, str], str]:
     """Type names the program defines (typedef, using, object-like macros naming a type) and
-    its dominant floating type (the one template parameters default to)."""
+    its dominant floating type (the one template parameters default to); once per program."""
+    aliases, dominant = _cached(("aliases", prog.serial), lambda: _scan_aliases(prog))
+    return dict(aliases), dominant
+
+
+def _scan_aliases(prog: Program) -> tuple[dict[str, str], str]:
     aliases: dict[str, str] = {}
     n_float = n_double = 0
     for text in prog.files.values():
@@ -143,14 +148,8 @@ def _template_params(qualifiers: str) -> list[str]:
     m = _TEMPLATE.search(qualifiers)
     if not m:
         return []
-    return [p.split()[-1] for p in split_args_top(m.group(1))
+    return [p.split()[-1] for p in split_top(m.group(1))
             if re.match(r"\s*(typename|class)\b", p) and len(p.split()) >= 2]
-
-
-def split_args_top(text: str) -> list[str]:
-    from ridgeline.predictors.srcscan import split_top
-
-    return [p.strip() for p in split_top(text) if p.strip()]
 
 
 def _callees(prog: Program, fn: Function | None, targs: str = "", mangled: str = "",
@@ -161,7 +160,7 @@ def _callees(prog: Program, fn: Function | None, targs: str = "", mangled: str =
     aliases, dominant = _program_aliases(prog)
     if fn is not None:
         params = _template_params(fn.qualifiers)
-        given = split_args_top(targs) if targs else []
+        given = [a for a in split_top(targs) if a] if targs else []
         code = re.search(r"I([a-z])E", mangled) if mangled else None
         for i, name in enumerate(params):
             if i < len(given):
@@ -173,10 +172,9 @@ def _callees(prog: Program, fn: Function | None, targs: str = "", mangled: str =
                 if notes is not None:
                     notes.append(f"template parameter {name} of {fn.name} taken as {dominant} "
                                  "(the program's dominant floating type)")
-    functions = {name: fs[0].params for name, fs in prog.functions.items()
+    functions = {name: fs[0] for name, fs in prog.functions.items()
                  if not fs[0].is_kernel and name != "main"}
-    bodies = {name: prog.functions[name][0].body for name in functions}
-    return Callees(functions, bodies, aliases)
+    return Callees(functions, aliases)
 
 
 def _file_scope(text: str) -> str:
@@ -193,14 +191,16 @@ def _file_scope(text: str) -> str:
 
 
 def _scope_pointers(prog: Program) -> dict[str, str]:
-    cached: dict[str, str] | None = getattr(prog, "_scope_pointers", None)
-    if cached is None:
-        cached = {}
+    """Arrays and pointers declared at file scope in any of the program's files."""
+    def scan() -> dict[str, str]:
+        out: dict[str, str] = {}
         for text in prog.files.values():
             for k, v in _types(_file_scope(text), [], arrays=True)[1].items():
-                cached.setdefault(k, v)
-        prog._scope_pointers = cached  # type: ignore[attr-defined]
-    return cached
+                out.setdefault(k, v)
+        return out
+
+    found: dict[str, str] = _cached(("scope-pointers", prog.serial), scan)
+    return found
 
 
 _MALLOC = re.compile(r"\b(?:cudaMalloc|cudaMallocManaged|hipMalloc)\s*\(\s*"
@@ -211,10 +211,12 @@ _MAP_ITEM = re.compile(r"([A-Za-z_]\w*)((?:\s*\[[^\]]*\])+)")
 
 def _malloc_sizes(prog: Program, argv: list[str]) -> dict[str, float]:
     """Device buffer name -> bytes, from every cudaMalloc whose size evaluates."""
-    key = tuple(argv)
-    cache: dict[tuple[str, ...], dict[str, float]] = prog.__dict__.setdefault("_mallocs", {})
-    if key in cache:
-        return cache[key]
+    found: dict[str, float] = _cached(("mallocs", prog.serial, tuple(argv)),
+                                      lambda: _scan_mallocs(prog, argv))
+    return found
+
+
+def _scan_mallocs(prog: Program, argv: list[str]) -> dict[str, float]:
     sizes: dict[str, float] = {}
     for fs in prog.functions.values():
         for f in fs:
@@ -226,7 +228,6 @@ def _malloc_sizes(prog: Program, argv: list[str]) -> dict[str, float]:
                 v = try_evaluate(expr, host_env(prog, f, m.start(), argv))
                 if isinstance(v, int | float) and math.isfinite(v) and v > 0:
                     sizes[m.group(1)] = float(v)
-    cache[key] = sizes
     return sizes
 
 
@@ -275,7 +276,7 @@ def _spmd_copies(pragma: str, body: str, grid: Dim3 | None, block: Dim3 | None,
     """How many times a target region's body runs: once for a work-shared loop nest, once per
     team for `teams` without `distribute` (SPMD by team number), and once per thread as well
     when the body opens a plain `parallel` block."""
-    words = set(re.findall(r"[a-z_]+", pragma.split("(")[0] if "(" in pragma else pragma))
+    words = set(re.findall(r"[a-z_]+", pragma.split("(")[0]))
     if "teams" not in words or "distribute" in words or grid is None:
         return 1.0
     copies = float(math.prod(grid))

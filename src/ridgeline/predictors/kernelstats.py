@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ridgeline.predictors.argeval import TYPE_SIZES, Dim, Env, try_evaluate
-from ridgeline.predictors.srcscan import Param, match_paren, split_top
+from ridgeline.predictors.srcscan import Function, Param, match_paren, split_top
 
 __all__ = ["Stats", "analyze", "UNKNOWN_TRIP", "Callees", "resolve_type"]
 
@@ -83,8 +83,7 @@ class Callees:
     """What a kernel body may call: the program's functions (inlined at their call weight),
     and what its type names mean (typedefs, macros, template parameters)."""
 
-    functions: dict[str, list[Param]] = field(default_factory=dict)
-    bodies: dict[str, str] = field(default_factory=dict)
+    functions: dict[str, Function] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)
 
 
@@ -166,7 +165,7 @@ def _count_flat(text: str, ctx: _Ctx, weight: float) -> None:
         _count_accesses(stmt, ctx, weight)
         st.atomics += len(_ATOMIC.findall(stmt)) * weight
         st.syncs += len(_SYNC.findall(stmt)) * weight
-        if ctx.callees.bodies:
+        if ctx.callees.functions:
             _count_calls(stmt, ctx, weight)
 
 
@@ -184,9 +183,10 @@ def _count_calls(stmt: str, ctx: _Ctx, weight: float) -> None:
         return
     for m in re.finditer(r"(?<![.\w>])([A-Za-z_]\w*)\s*(?:<[^;<>()]*>)?\s*\(", stmt):
         name = m.group(1)
-        if name in _NOT_CALLS or name not in ctx.callees.bodies:
+        fn = ctx.callees.functions.get(name)
+        if fn is None or name in _NOT_CALLS:
             continue
-        params = ctx.callees.functions.get(name, [])
+        params = fn.params
         end = match_paren(stmt, m.end() - 1)
         args = split_top(stmt[m.end():end - 1]) if end > 0 else []
         bound: dict[str, Any] = {}
@@ -199,11 +199,10 @@ def _count_calls(stmt: str, ctx: _Ctx, weight: float) -> None:
         sub = ctx.memo.get(key)
         if sub is None:
             ctx.memo[key] = Stats()  # recursion guard
-            body = ctx.callees.bodies[name]
-            types, pointers, shared = _types(body, params)
+            types, pointers, shared = _types(fn.body, params)
             inner = _Ctx(ctx.env.child(**bound), types, pointers, shared, Stats(),
                          callees=ctx.callees, call_depth=ctx.call_depth + 1, memo=ctx.memo)
-            _walk(body, inner, 1.0)
+            _walk(fn.body, inner, 1.0)
             sub = ctx.memo[key] = inner.stats
         ctx.stats.add(sub, weight)
 
