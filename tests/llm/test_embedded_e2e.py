@@ -105,3 +105,31 @@ def test_eval_task_profiling_scenario(embedded_server: Any, data_dir: Path,
     res = pd.read_csv(out / "results.csv")
     assert len(res) == 3 and set(res.truth) <= {"Compute", "Bandwidth"}
     assert (res.tokens_in > 0).all()
+
+
+def test_unpacked_f32_weights_answer_like_the_packaged_file(embedded_server: Any,
+                                                             tmp_path: Path,
+                                                             monkeypatch: Any) -> None:
+    """The server's default f32 file is the packaged Q4_1 model unpacked: greedy decoding
+    gives the same tokens from both files; a bad weights name is refused up front."""
+    from llama_cpp import Llama
+
+    from ridgeline.errors import BackendError
+    from ridgeline.llm.embedded import gguf_path, served_gguf
+
+    monkeypatch.setenv("RIDGELINE_CACHE", str(tmp_path))
+    f32 = served_gguf("f32")
+    assert f32.parent == tmp_path / "models" and f32.stat().st_size > 4 * gguf_path().stat(
+    ).st_size
+    assert served_gguf("f32") == f32  # made once, reused
+    assert served_gguf("q4_1") == gguf_path()
+    with pytest.raises(BackendError, match="unknown embedded-model weights 'q8'"):
+        served_gguf("q8")
+    texts = []
+    for path in (gguf_path(), f32):
+        m = Llama(model_path=str(path), n_ctx=256, n_threads=1, verbose=False, seed=0)
+        out = m.create_completion("The roofline model says a kernel is", max_tokens=12,
+                                  temperature=0.0)
+        texts.append(out["choices"][0]["text"])
+        del m
+    assert texts[0] == texts[1] and texts[0].strip()

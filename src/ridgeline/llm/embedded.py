@@ -18,7 +18,8 @@ from types import TracebackType
 
 from ridgeline.errors import BackendError, MissingDependencyError
 
-__all__ = ["EMBEDDED_MODEL", "EMBEDDED_ALIASES", "gguf_path", "EmbeddedServer", "free_port"]
+__all__ = ["EMBEDDED_MODEL", "EMBEDDED_ALIASES", "WEIGHTS", "gguf_path", "served_gguf",
+           "EmbeddedServer", "free_port"]
 
 log = logging.getLogger(__name__)
 EMBEDDED_MODEL = "smollm2-135m-instruct"
@@ -41,6 +42,57 @@ def gguf_path() -> Path:
     if not files:
         raise MissingDependencyError("the embedded model's GGUF file", _INSTALL, str(folder))
     return files[0]
+
+
+#: how the embedded model's weights are served: ``f32`` unpacks the packaged Q4_1 file once
+#: (exactly: every Q4_1 block dequantizes to the same float32 values llama.cpp uses in its
+#: own Q4_1 kernels) into the cache; prompt processing is about 2x faster on x86 CPUs
+#: (891 prompt tokens on one core: 12.7 s against 23-30 s, same answer). ``q4_1`` serves the
+#: packaged file as it is (98 MB instead of 513 MB on disk).
+WEIGHTS = ("f32", "q4_1")
+
+
+def served_gguf(weights: str | None = None) -> Path:
+    """The GGUF file the embedded server loads for *weights* (default
+    ``$RIDGELINE_LLM_WEIGHTS`` or ``f32``); the f32 file is made on first use under
+    ``$RIDGELINE_CACHE`` (else ``~/.cache/ridgeline``) and reused."""
+    weights = (weights or os.environ.get("RIDGELINE_LLM_WEIGHTS") or "f32").lower()
+    if weights not in WEIGHTS:
+        raise BackendError(f"unknown embedded-model weights {weights!r} "
+                           f"(RIDGELINE_LLM_WEIGHTS); choose one of {', '.join(WEIGHTS)}")
+    packed = gguf_path()
+    if weights == "q4_1":
+        return packed
+    base = Path(os.environ.get("RIDGELINE_CACHE")
+                or Path.home() / ".cache" / "ridgeline") / "models"
+    st = packed.stat()
+    dest = base / f"{packed.stem}.{st.st_size}.f32.gguf"
+    if dest.exists():
+        return dest
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise MissingDependencyError("llama-cpp-python (the embedded model's server)",
+                                     _INSTALL)
+    base.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_suffix(f".{os.getpid()}.part")
+    # in a child process: llama.cpp prints a line per tensor on stdout
+    code = (
+        "import ctypes, sys, llama_cpp as L\n"
+        "p = L.llama_model_quantize_default_params()\n"
+        "p.ftype = L.LLAMA_FTYPE_ALL_F32; p.allow_requantize = True; p.nthread = 1\n"
+        "sys.exit(L.llama_model_quantize(sys.argv[1].encode(), sys.argv[2].encode(),"
+        " ctypes.byref(p)))\n"
+    )
+    log.info("unpacking the embedded model to float32 (once): %s", dest)
+    r = subprocess.run([sys.executable, "-c", code, str(packed), str(tmp)],
+                       capture_output=True, text=True, timeout=600)
+    if r.returncode != 0 or not tmp.exists():
+        tmp.unlink(missing_ok=True)
+        tail = (r.stderr or r.stdout).strip().splitlines()[-3:]
+        raise BackendError(f"could not unpack {packed.name} to float32 in {base} "
+                           f"(exit {r.returncode}): {' / '.join(tail)}; "
+                           "set RIDGELINE_LLM_WEIGHTS=q4_1 to serve the packaged file")
+    os.replace(tmp, dest)
+    return dest
 
 
 def free_port() -> int:
@@ -70,7 +122,8 @@ class EmbeddedServer:
 
     def __init__(self, port: int | None = None, n_ctx: int = 8192, threads: int = 1,
                  model: str | Path | None = None, alias: str = EMBEDDED_MODEL,
-                 start_timeout_s: float = 120.0, log_file: str | Path | None = None) -> None:
+                 start_timeout_s: float = 120.0, log_file: str | Path | None = None,
+                 weights: str | None = None) -> None:
         self.port = port
         self.n_ctx = n_ctx
         self.threads = threads
@@ -78,6 +131,7 @@ class EmbeddedServer:
         self.alias = alias
         self.start_timeout_s = start_timeout_s
         self.log_file = log_file
+        self.weights = weights
         self._proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -85,7 +139,7 @@ class EmbeddedServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def command(self) -> list[str]:
-        model = Path(self.model) if self.model else gguf_path()
+        model = Path(self.model) if self.model else served_gguf(self.weights)
         return [
             sys.executable, "-m", "llama_cpp.server",
             "--model", str(model), "--model_alias", self.alias,
