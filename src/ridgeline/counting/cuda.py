@@ -27,18 +27,45 @@ _KERNEL = re.compile(r"__global__")
 
 
 def prepare_sources(program_dir: Path, dest: Path) -> list[str]:
-    """Copy the program's text sources to *dest*, rewritten; returns unsupported features."""
+    """Copy the program's text sources to *dest*, rewritten, keeping sub-folders (headers in
+    ``src/`` or ``map/kernels/`` launch kernels too); returns unsupported features."""
     dest.mkdir(parents=True, exist_ok=True)
     problems: list[str] = []
-    for p in sorted(program_dir.iterdir()):
-        if not p.is_file() or p.suffix not in _TEXT_EXT:
-            continue
+    for p in _text_sources(program_dir):
         text = p.read_text(errors="replace")
         for f in unsupported_features(text):
             if f not in problems:
                 problems.append(f)
-        (dest / p.name).write_text(rewrite_cuda(text)[0])
+        out = dest / p.relative_to(program_dir)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(rewrite_cuda(text)[0])
     return problems
+
+
+def _text_sources(program_dir: Path, depth: int = 3) -> list[Path]:
+    out: list[Path] = []
+    for p in sorted(program_dir.iterdir()):
+        if p.is_file() and p.suffix in _TEXT_EXT:
+            out.append(p)
+        elif p.is_dir() and depth > 0 and not p.name.startswith("."):
+            out.extend(_text_sources(p, depth - 1))
+    return out
+
+
+def _in_copy(d: Path, program_dir: Path, tmp: Path) -> Path:
+    """An include folder inside the program, as its rewritten copy in *tmp*."""
+    try:
+        rel = d.resolve().relative_to(program_dir.resolve())
+    except ValueError:
+        return d
+    return tmp / rel if (tmp / rel).is_dir() else d
+
+
+def _copy_of(src: Path, program_dir: Path, tmp: Path) -> Path:
+    try:
+        return tmp / src.resolve().relative_to(program_dir.resolve())
+    except ValueError:
+        return tmp / src.name
 
 
 @BACKENDS.register("cuda")
@@ -62,12 +89,14 @@ class CudaBackend(Backend):
             std = makefile_std(program_dir)
             if std in ("c++11", "c++14", "gnu++11", "gnu++14"):
                 std = "c++17"
-            for s in srcs:  # sources shared with a sibling folder (../x-sycl/ref.cpp)
-                if not (tmp / s.name).exists():
-                    (tmp / s.name).write_text(rewrite_cuda(s.read_text(errors="replace"))[0])
+            copies = [_copy_of(s, program_dir, tmp) for s in srcs]
+            for s, c in zip(srcs, copies, strict=True):
+                if not c.exists():  # sources shared with a sibling folder (../x-sycl/ref.cpp)
+                    c.write_text(rewrite_cuda(s.read_text(errors="replace"))[0])
             spec = BuildSpec(
-                sources=[tmp / s.name for s in srcs], model="cuda",
-                include_dirs=[tmp, program_dir, *makefile_includes(program_dir)],
+                sources=copies, model="cuda",
+                include_dirs=[tmp, program_dir, *(_in_copy(d, program_dir, tmp)
+                                                  for d in makefile_includes(program_dir))],
                 defines=makefile_defines(program_dir), std=std,
                 extra_flags=["-Wno-register"],
             )

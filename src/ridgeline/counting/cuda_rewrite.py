@@ -13,7 +13,6 @@ from ridgeline.sources._text import split_top_level
 __all__ = ["rewrite_cuda", "unsupported_features", "launch_names"]
 
 _UNSUPPORTED = [
-    (re.compile(r"#\s*include\s*[<\"]thrust/"), "Thrust"),
     (re.compile(r"#\s*include\s*[<\"]cub/"), "CUB"),
     (re.compile(r"#\s*include\s*[<\"]hipcub|#\s*include\s*[<\"]cub\.cuh"), "CUB"),
     (re.compile(r"#\s*include\s*[<\"]cublas"), "cuBLAS"),
@@ -28,7 +27,7 @@ _UNSUPPORTED = [
     (re.compile(r"#\s*include\s*[<\"]mma\.h|\bwmma::"), "tensor-core WMMA"),
     (re.compile(r"\btexture\s*<|\bcudaTextureObject_t\b|\btex[123]D\w*\s*[<(]"), "textures"),
     (re.compile(r"\bsurf[123]D\w*\s*\(|\bcudaSurfaceObject_t\b"), "surfaces"),
-    (re.compile(r"\basm\s*(volatile\s*)?\("), "inline PTX assembly"),
+    (re.compile(r"\basm\s*(volatile\s*)?\((?!\s*\"trap;\"\s*\))"), "inline PTX assembly"),
     (re.compile(r"\bcudaGraph\w*\s*\("), "CUDA graphs"),
     (re.compile(r"\bcudaLaunchCooperativeKernel\b"), "cooperative launch"),
     (re.compile(r"\b__nv_bfloat16\b|cuda_bf16\.h"), "bfloat16"),
@@ -36,13 +35,30 @@ _UNSUPPORTED = [
 ]
 
 _EXTERN_SHARED = re.compile(
-    r"extern\s+__shared__\s+((?:__align__\s*\(\s*\d+\s*\)\s*)?)([\w:<>,\s]+?)\s*"
+    r"(?:extern\s+__shared__|__shared__\s+extern)\s+((?:__align__\s*\(\s*\d+\s*\)\s*)?)([\w:<>,\s]+?)\s*"
     r"(?:__align__\s*\(\s*\d+\s*\)\s*)?(\w+)\s*\[\s*\]\s*;")
+
+_TRAP = re.compile(r"\basm\s*(?:volatile\s*)?\(\s*\"trap;\"\s*\)")
+
+
+_LIB_INCLUDE = re.compile(r"#\s*include\s*[<\"]((thrust|cub)/[\w/.]+)[>\"]")
+
+
+def _shim_has(header: str) -> bool:
+    from ridgeline.counting.toolchain import runtime_dir
+
+    return (runtime_dir() / "shim" / header).is_file()
 
 
 def unsupported_features(text: str) -> list[str]:
-    """Names of features in *text* that the CPU execution layer does not provide."""
+    """Names of features in *text* that the CPU execution layer does not provide (Thrust and
+    CUB headers the runtime's shim does not carry included)."""
     found = []
+    for m in _LIB_INCLUDE.finditer(text):
+        if not _shim_has(m.group(1)):
+            name = f"{'Thrust' if m.group(2) == 'thrust' else 'CUB'} ({m.group(1)})"
+            if name not in found:
+                found.append(name)
     for pat, name in _UNSUPPORTED:
         if pat.search(text) and name not in found:
             found.append(name)
@@ -132,10 +148,12 @@ def rewrite_cuda(text: str) -> tuple[str, list[str]]:
         args = text[j + 3 : end].strip()
         names.append(name)
         out.append(text[pos:start])
-        out.append(f'__rl_launch_call("{name}", [&]() {{ {kexpr}{args}; }}, {", ".join(cfg)})')
+        cfg_text = ", ".join(cfg) + ("\n" if "#" in cfg[-1] else "")  # ends in #endif
+        out.append(f'__rl_launch_call("{name}", [&]() {{ {kexpr}{args}; }}, {cfg_text})')
         pos = end
     text = "".join(out)
     text = re.sub(r"\bstatic\s+__shared__\b", "__shared__", text)
+    text = _TRAP.sub("__trap()", text)  # PTX trap: abort the program, as on the GPU
     text = _EXTERN_SHARED.sub(
         lambda m: f"{m.group(2).strip()} *{m.group(3)} = "
         f"reinterpret_cast<{m.group(2).strip()} *>(__rl_dyn_shared);", text)

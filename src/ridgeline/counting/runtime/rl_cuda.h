@@ -88,6 +88,7 @@ static inline int __syncthreads_count(int p) {
   return n;
 }
 static inline void __syncwarp(unsigned = 0xffffffffu) { __rl_syncwarp(); }
+static inline void __trap() { std::abort(); }
 static inline void __threadfence() {}
 static inline void __threadfence_block() {}
 static inline void __threadfence_system() {}

@@ -24,6 +24,7 @@ enum cudaDeviceAttr { cudaDevAttrMaxThreadsPerBlock = 1, cudaDevAttrMaxSharedMem
                       cudaDevAttrWarpSize = 10, cudaDevAttrMultiProcessorCount = 16,
                       cudaDevAttrComputeCapabilityMajor = 75,
                       cudaDevAttrComputeCapabilityMinor = 76,
+                      cudaDevAttrConcurrentManagedAccess = 89,
                       cudaDevAttrMaxSharedMemoryPerBlockOptin = 97 };
 struct CUstream_st;
 struct CUevent_st { std::chrono::steady_clock::time_point t; };
@@ -105,6 +106,7 @@ template <class F> static inline cudaError_t cudaOccupancyMaxPotentialBlockSize(
 static inline cudaError_t cudaStreamCreate(cudaStream_t *s) { *s = nullptr; return cudaSuccess; }
 static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned) { *s = nullptr; return cudaSuccess; }
 static inline cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned, int) { *s = nullptr; return cudaSuccess; }
+static inline cudaError_t cudaDeviceGetStreamPriorityRange(int *lo, int *hi) { *lo = 0; *hi = -5; return cudaSuccess; }
 static inline cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
 static inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
 static inline cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
@@ -159,6 +161,14 @@ static inline __half2 __hsub2(__half2 a, __half2 b) { return __half2{a.x - b.x, 
 static inline __half2 __hmul2(__half2 a, __half2 b) { return __half2{a.x * b.x, a.y * b.y}; }
 static inline __half2 __hfma2(__half2 a, __half2 b, __half2 c) { return __half2{a.x * b.x + c.x, a.y * b.y + c.y}; }
 static inline __half2 __hneg2(__half2 a) { return __half2{-a.x, -a.y}; }
+#define RL_H2CMP(N, OP)                                                                      \
+  static inline __half2 N(__half2 a, __half2 b) {                                            \
+    return __half2{(__half)(a.x OP b.x ? 1.f : 0.f), (__half)(a.y OP b.y ? 1.f : 0.f)}; }
+RL_H2CMP(__hgt2, >) RL_H2CMP(__hlt2, <) RL_H2CMP(__hge2, >=) RL_H2CMP(__hle2, <=)
+RL_H2CMP(__heq2, ==) RL_H2CMP(__hne2, !=)
+#undef RL_H2CMP
+static inline __half2 __hmax2(__half2 a, __half2 b) { return __half2{a.x > b.x ? a.x : b.x, a.y > b.y ? a.y : b.y}; }
+static inline __half2 __hmin2(__half2 a, __half2 b) { return __half2{a.x < b.x ? a.x : b.x, a.y < b.y ? a.y : b.y}; }
 static inline __half2 operator+(__half2 a, __half2 b) { return __half2{a.x + b.x, a.y + b.y}; }
 static inline __half2 operator-(__half2 a, __half2 b) { return __half2{a.x - b.x, a.y - b.y}; }
 static inline __half2 operator*(__half2 a, __half2 b) { return __half2{a.x * b.x, a.y * b.y}; }

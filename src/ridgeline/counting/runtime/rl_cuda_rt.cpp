@@ -293,10 +293,15 @@ cudaError_t __rl_malloc(void **p, size_t n) {
 }
 cudaError_t cudaFree(void *p) { free(p); return cudaSuccess; }
 cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind) {
+  if (n && (!d || !s)) return cudaErrorInvalidValue;  // as CUDA: an error, not a crash
   if (n) memmove(d, s, n);
   return cudaSuccess;
 }
-cudaError_t cudaMemset(void *d, int v, size_t n) { memset(d, v, n); return cudaSuccess; }
+cudaError_t cudaMemset(void *d, int v, size_t n) {
+  if (n && !d) return cudaErrorInvalidValue;
+  memset(d, v, n);
+  return cudaSuccess;
+}
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int) {
   memset(p, 0, sizeof *p);
   strcpy(p->name, "ridgeline CPU execution layer");

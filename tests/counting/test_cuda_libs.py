@@ -1,0 +1,52 @@
+"""CUDA library features on the CPU layer (Thrust on the host, thrust::complex in kernels,
+PTX trap, reversed ``__shared__ extern``), against counts computed by hand. Each program
+launches a kernel named ``ok`` only when its own checks of the library results pass."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ridgeline.counting import count_run
+from ridgeline.counting.cuda_rewrite import rewrite_cuda, unsupported_features
+
+pytestmark = pytest.mark.slow
+N = 1000
+
+
+def _by_kernel(recs: list) -> dict:
+    out: dict = {}
+    for r in recs:
+        out.setdefault(r.kernel, []).append(r)
+    return out
+
+
+def test_thrust_host_algorithms_and_complex_kernel(toolchain: None, programs: Path) -> None:
+    by = _by_kernel(count_run(programs / "thrustlib-cuda", str(N), skip_after=False,
+                              timeout=120))
+    assert "ok" in by, "a Thrust result checked by the program was wrong"
+    s = by["scale"][0]
+    assert s.flops_sp == N and s.global_load_bytes == 4 * N and s.global_store_bytes == 4 * N
+    c = by["cmul"][0]
+    # (a+bi)(c+di): 4 multiplies and 2 adds per element, two 8-byte loads, one 8-byte store
+    assert c.flops_sp == 6 * N
+    assert c.global_load_bytes == 16 * N and c.global_store_bytes == 8 * N
+    assert c.grid == ((N + 255) // 256, 1, 1)
+
+
+def test_thrust_headers_the_shim_lacks_stay_unsupported() -> None:
+    assert unsupported_features("#include <thrust/sort.h>\n") == []
+    assert unsupported_features("#include <thrust/iterator/zip_iterator.h>\n") == [
+        "Thrust (thrust/iterator/zip_iterator.h)"]
+
+
+def test_rewrites_trap_and_reversed_extern_shared() -> None:
+    text = ('__shared__ extern float sdata[];\n'
+            'void f() { if (x) asm("trap;"); asm volatile ( "trap;" ); }\n')
+    out, _ = rewrite_cuda(text)
+    assert "float *sdata = reinterpret_cast<float *>(__rl_dyn_shared);" in out
+    assert out.count("__trap()") == 2 and "asm" not in out
+    assert unsupported_features(text) == []
+    assert unsupported_features('asm("mov.u32 %0, %%laneid;" : "=r"(r));') == [
+        "inline PTX assembly"]
