@@ -48,7 +48,7 @@ class OmpBackend(Backend):
         incs = [program_dir, *makefile_includes(program_dir)]
         spec = BuildSpec(sources=srcs, model="omp", include_dirs=incs,
                          defines=makefile_defines(program_dir), std=makefile_std(program_dir))
-        recs = build_and_count(self.name, program_dir, spec, args, opts)
+        recs = build_and_count(self.name, program_dir, spec, args, opts, retry_valid=True)
         for r in recs:
             r.kernel = short_region_name(r.kernel)
         return recs

@@ -12,8 +12,9 @@
  * run on thread 0.  Outside target regions every entry point forwards to libomp.
  *
  * Counted launches with many teams are sampled like CUDA grids (first, middle, last and
- * random teams, RL_SAMPLE_BLOCKS, when teams x threads > RL_FULL_THREADS): the other teams
- * are not run (RL_SAMPLE_SKIP=0: they run uncounted). */
+ * random teams, RL_SAMPLE_BLOCKS, when teams x threads > RL_FULL_THREADS, or when team 0
+ * shows the launch would exceed RL_LAUNCH_BUDGET seconds): the other teams are not run
+ * (RL_SAMPLE_SKIP=0: they run uncounted, so the program's results stay valid). */
 #define _GNU_SOURCE
 #include <omp.h>
 #include <setjmp.h>
@@ -330,17 +331,25 @@ static int over_budget(double t0, uint64_t nteams) {
   return budget > 0 && (now_s() - t0) * (double)nteams > budget;
 }
 
+/* teams `from`.. of a sampled launch: the chosen ones (sorted) are counted, each standing
+ * for (nteams - 2) / (k - 2) teams (first and last for themselves); the others are not run,
+ * or with `run_rest` run uncounted (the program's results stay valid) */
 static void run_sampled(micro_t fn, int argc, void **a, uint64_t nteams, uint64_t *chosen,
-                        int k, uint64_t from) {
+                        int k, uint64_t from, int run_rest) {
   double w_inner = k > 2 ? (double)(nteams - 2) / (double)(k - 2) : 1.0;
-  for (int i = 0; i < k; i++) {
-    uint64_t t = chosen[i];
-    if (t < from) continue;
-    int gtid = 0, bt = 0;
+  int i = 0;
+  while (i < k && chosen[i] < from) i++;
+  for (uint64_t t = run_rest ? from : (i < k ? chosen[i] : nteams); t < nteams;) {
+    int gtid = 0, bt = 0, counted = i < k && chosen[i] == t;
     em_team = (int)t;
-    __rl_window_begin();
+    if (counted) __rl_window_begin();
     invoke(fn, &gtid, &bt, argc, a);
-    __rl_window_end_w(t == 0 || t == nteams - 1 ? 1.0 : w_inner);
+    if (counted) {
+      __rl_window_end_w(t == 0 || t == nteams - 1 ? 1.0 : w_inner);
+      i++;
+    }
+    if (run_rest) t++;
+    else t = i < k ? chosen[i] : nteams;
   }
 }
 
@@ -362,11 +371,11 @@ void __rl_kmpc_fork_teams(ident_t *loc, int argc, micro_t fn, ...) {
   const char *sk = getenv("RL_SAMPLE_SKIP");
   uint64_t full = ft ? strtoull(ft, NULL, 10) : (1ull << 18);
   int nsample = sb ? atoi(sb) : 8;
-  int skip_rest = !(sk && *sk == '0');
+  int run_rest = sk && *sk == '0'; /* unsampled teams run uncounted instead of not at all */
   uint64_t thr = limit > 0 ? (uint64_t)limit : 1;
   in_teams = 1;
   em_limit = limit;
-  if (counted && !given && skip_rest) {
+  if (counted && !given) {
     /* team count decided by the region's first distribute loop (see decide_teams) */
     __rl_window_end_nw(1.0);
     teams_undecided = 1;
@@ -379,25 +388,22 @@ void __rl_kmpc_fork_teams(ident_t *loc, int argc, micro_t fn, ...) {
     teams_undecided = 0;
     nteams = (uint64_t)em_nteams;
     int k = 1;
+    __rl_window_end_w(1.0);
     if (nteams > 1) {
       uint64_t *chosen = sample(nteams, nsample, &k);
-      double w0 = 1.0;
-      __rl_window_end_w(w0);
-      run_sampled(fn, argc, a, nteams, chosen, k, 1);
+      run_sampled(fn, argc, a, nteams, chosen, k, 1, run_rest);
       free(chosen);
-    } else {
-      __rl_window_end_w(1.0);
     }
     __rl_launch_shape(nteams, 1, 1, thr, 1, 1);
     __rl_blocks(nteams, (uint64_t)k);
     __rl_window_begin(); /* the region's code after the teams */
-  } else if (counted && nteams * thr > full && nteams > 3 && skip_rest) {
+  } else if (counted && nteams * thr > full && nteams > 3) {
     int k = 0;
     uint64_t *chosen = sample(nteams, nsample, &k);
     em_nteams = (int)nteams;
     __rl_launch_shape(nteams, 1, 1, thr, 1, 1);
     __rl_window_end_nw(1.0); /* the region's code before the teams */
-    run_sampled(fn, argc, a, nteams, chosen, k, 0);
+    run_sampled(fn, argc, a, nteams, chosen, k, 0, run_rest);
     free(chosen);
     __rl_blocks(nteams, (uint64_t)k);
     __rl_window_begin(); /* the region's code after the teams */
@@ -411,11 +417,11 @@ void __rl_kmpc_fork_teams(ident_t *loc, int argc, micro_t fn, ...) {
       int bt = 0;
       em_team = (int)t;
       invoke(fn, &gtid, &bt, argc, a);
-      if (t == 0 && counted && skip_rest && over_budget(t0, nteams)) {
+      if (t == 0 && counted && over_budget(t0, nteams)) {
         /* all teams would take too long: team 0 stands for itself, the rest are sampled */
         uint64_t *chosen = sample(nteams, nsample, &k);
         __rl_window_end_nw(1.0);
-        run_sampled(fn, argc, a, nteams, chosen, k, 1);
+        run_sampled(fn, argc, a, nteams, chosen, k, 1, run_rest);
         free(chosen);
         __rl_window_begin();
         done = (uint64_t)k;
