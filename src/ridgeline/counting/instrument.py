@@ -206,10 +206,11 @@ def _mem_hook(line: str) -> str | None:
     m = re.match(r"^(?:%[-\w.$]+\s*=\s*)?(atomicrmw|cmpxchg)\s+(?:volatile\s+)?(?:\w+\s+)?"
                  r"(ptr [^,]+),\s*(\S+)", s)
     if m:
-        ptr = m.group(2)
-        if m.group(1) == "atomicrmw":
-            ptr = "ptr " + s.split("ptr ", 1)[1].split(",", 1)[0]
-        return f"call void @__rl_atom({ptr}, i64 {type_size(m.group(3))})"
+        ops = split_top(s[s.index("ptr ", m.start(2)):])  # the pointer may be a constant GEP
+        ptr = _ptr_operand(ops[0].strip()) if len(ops) >= 2 else None
+        if ptr is None:
+            return None
+        return f"call void @__rl_atom({ptr}, i64 {type_size(ops[1].split()[0])})"
     m = re.search(r"call void @llvm\.(memcpy|memmove|memset)\.[\w.]+\((.*)\)", s)
     if m:
         ops = split_top(m.group(2))
