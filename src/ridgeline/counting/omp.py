@@ -14,7 +14,7 @@ from ridgeline.counting.program import (
     makefile_std,
     sources_of,
 )
-from ridgeline.counting.toolchain import BuildSpec
+from ridgeline.counting.toolchain import BuildSpec, runtime_dir
 
 __all__ = ["OmpBackend", "short_region_name"]
 
@@ -46,8 +46,10 @@ class OmpBackend(Backend):
         if not srcs:
             raise ProgramRunError(program_dir.name, "not-found", "no C/C++ sources")
         incs = [program_dir, *makefile_includes(program_dir)]
+        # single-rank MPI (omp_shim/mpi.h) for MPI + offload programs, after system headers
         spec = BuildSpec(sources=srcs, model="omp", include_dirs=incs,
-                         defines=makefile_defines(program_dir), std=makefile_std(program_dir))
+                         defines=makefile_defines(program_dir), std=makefile_std(program_dir),
+                         extra_flags=["-idirafter", str(runtime_dir() / "omp_shim")])
         recs = build_and_count(self.name, program_dir, spec, args, opts, retry_valid=True)
         for r in recs:
             r.kernel = short_region_name(r.kernel)
