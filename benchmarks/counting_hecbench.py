@@ -92,8 +92,9 @@ _LINE = re.compile(r"^(.*)_l(\d+)$")
 
 def _omp_pairs(gt_kernels: list[str], ours: list[str]) -> dict[str, str]:
     """Map profiled OpenMP region names to ours: same mangled tail and line; else same tail
-    and the nearest line within 8 (the profiled sources differ by a few lines at places);
-    else, when both sides have the same number of regions, pairing in line order."""
+    (or the same once unsigned parameter types read as signed) and the nearest line within 8
+    (the profiled sources differ by a few lines at places); else, when both sides have the
+    same number of regions, pairing in line order."""
     out: dict[str, str] = {}
     norm = {g: _OMP_PREFIX.sub("", g) for g in gt_kernels}
     for g, n in norm.items():
@@ -104,19 +105,31 @@ def _omp_pairs(gt_kernels: list[str], ours: list[str]) -> dict[str, str]:
         m = _LINE.match(n)
         if not m:
             continue
-        cands = []
-        for o in ours:
-            mo = _LINE.match(o)
-            if mo and mo.group(1).endswith(m.group(1)):
-                cands.append((abs(int(mo.group(2)) - int(m.group(2))), o))
-        cands.sort()
-        if cands and cands[0][0] <= 8:
-            out[g] = cands[0][1]
+        for same in (str.endswith, _same_but_signedness):
+            cands = []
+            for o in ours:
+                mo = _LINE.match(o)
+                if mo and same(mo.group(1), m.group(1)):
+                    cands.append((abs(int(mo.group(2)) - int(m.group(2))), o))
+            cands.sort()
+            if cands and cands[0][0] <= 8:
+                out[g] = cands[0][1]
+                break
     rest_g = sorted((g for g in gt_kernels if g not in out), key=_line_of)
     rest_o = sorted((o for o in ours if o not in out.values()), key=_line_of)
     if rest_g and len(rest_g) == len(rest_o):
         out.update(zip(rest_g, rest_o, strict=True))
     return out
+
+
+_UNSIGNED = str.maketrans("jmtyh", "ilsxa")  # Itanium: unsigned int/long/short/llong/char
+
+
+def _same_but_signedness(ours: str, profiled: str) -> bool:
+    """The profiled (often truncated) name ends our mangled name once unsigned parameter
+    types are read as signed ones: the profiled sources declared a few parameters
+    ``int`` where the exported ones say ``unsigned`` (``..._S_iiiff`` / ``..._S_jjiff``)."""
+    return ours.translate(_UNSIGNED).endswith(profiled.translate(_UNSIGNED))
 
 
 def _line_of(name: str) -> int:

@@ -3,14 +3,17 @@ targets) in an instrumented build; each ``__omp_offloading_*`` region is one lau
 
 from __future__ import annotations
 
+import logging
 import re
 from pathlib import Path
 
 from ridgeline.counting._exec import build_and_count
 from ridgeline.counting.base import BACKENDS, Backend, LaunchCount, ProgramRunError, RunOptions
 from ridgeline.counting.program import (
+    makefile_cxx_driver,
     makefile_defines,
     makefile_includes,
+    makefile_mentioned_sources,
     makefile_std,
     sources_of,
 )
@@ -18,6 +21,7 @@ from ridgeline.counting.toolchain import BuildSpec, runtime_dir
 
 __all__ = ["OmpBackend", "short_region_name"]
 
+log = logging.getLogger(__name__)
 _TARGET = re.compile(r"#\s*pragma\s+omp\s+target\b")
 
 
@@ -47,10 +51,41 @@ class OmpBackend(Backend):
             raise ProgramRunError(program_dir.name, "not-found", "no C/C++ sources")
         incs = [program_dir, *makefile_includes(program_dir)]
         # single-rank MPI (omp_shim/mpi.h) for MPI + offload programs, after system headers
-        spec = BuildSpec(sources=srcs, model="omp", include_dirs=incs,
-                         defines=makefile_defines(program_dir), std=makefile_std(program_dir),
-                         extra_flags=["-idirafter", str(runtime_dir() / "omp_shim")])
-        recs = build_and_count(self.name, program_dir, spec, args, opts, retry_valid=True)
+        flags = ["-idirafter", str(runtime_dir() / "omp_shim")]
+        tried: list[tuple[list[Path], list[str]]] = []
+        while True:
+            tried.append((srcs, flags))
+            spec = BuildSpec(sources=srcs, model="omp", include_dirs=incs,
+                             defines=makefile_defines(program_dir),
+                             std=makefile_std(program_dir), extra_flags=flags)
+            try:
+                recs = build_and_count(self.name, program_dir, spec, args, opts,
+                                       retry_valid=True)
+                break
+            except ProgramRunError as e:
+                nxt = _next_build(program_dir, e, srcs, flags) if e.cause == "compile" else None
+                if nxt is None or nxt in tried:
+                    raise
+                log.info("%s: build again with %s", program_dir.name, nxt)
+                srcs, flags = nxt
         for r in recs:
             r.kernel = short_region_name(r.kernel)
         return recs
+
+
+def _next_build(program_dir: Path, err: ProgramRunError, srcs: list[Path], flags: list[str]
+                ) -> tuple[list[Path], list[str]] | None:
+    """What to change after a failed build: the sources the Makefile's rules and recipes
+    name when the link misses symbols (``util/timer/timer.c``), or ``.c`` files compiled
+    as C++ when the Makefile's compiler is a C++ driver (icpx/clang++ do that)."""
+    undefined = "undefined reference" in err.detail
+    if undefined:
+        named = makefile_mentioned_sources(program_dir, "omp")
+        if named and set(named) != {p.resolve() for p in srcs}:
+            return named, flags
+    # C++ callers of functions in .c files want C++ (mangled) names too
+    c_failed = re.search(r"clang on \S+\.c failed", err.detail) or (
+        undefined and any(p.suffix == ".c" for p in srcs))
+    if c_failed and "c++" not in flags and makefile_cxx_driver(program_dir):
+        return srcs, [*flags, "-x", "c++"]
+    return None

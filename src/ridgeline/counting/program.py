@@ -7,7 +7,8 @@ import shlex
 from pathlib import Path
 
 __all__ = ["sources_of", "makefile_defines", "makefile_includes", "makefile_run_args",
-           "makefile_std", "makefile_active_lines"]
+           "makefile_std", "makefile_active_lines", "makefile_mentioned_sources",
+           "makefile_cxx_driver"]
 
 _SRC_EXT = {"omp": (".cpp", ".c", ".cc", ".cxx"), "cuda": (".cu", ".cpp", ".c", ".cc")}
 
@@ -164,3 +165,27 @@ def makefile_run_args(program_dir: Path) -> list[str]:
             except ValueError:
                 return mm.group(1).split()
     return []
+
+
+def makefile_mentioned_sources(program_dir: Path, model: str) -> list[Path]:
+    """Every existing source file the Makefile's active lines name (rules and recipes:
+    ``./util/timer/timer.c``, ``$(SPATH)/shrUtils.cpp``), in order, resolved."""
+    out: list[Path] = []
+    pat = re.compile(r"[\w./+-]+(?:" + "|".join(re.escape(e) for e in _SRC_EXT[model]) +
+                     r")(?![\w.])")
+    for line in makefile_active_lines(program_dir):
+        for m in pat.finditer(line):
+            p = (program_dir / m.group(0)).resolve()
+            if p.is_file() and p not in out:
+                out.append(p)
+    return out
+
+
+def makefile_cxx_driver(program_dir: Path) -> bool:
+    """The Makefile's compiler is a C++ driver (icpx, clang++, g++, nvc++ ...), which
+    compiles ``.c`` files as C++."""
+    for line in makefile_active_lines(program_dir):
+        m = re.match(r"^\s*CC\s*[?:]?=\s*(\S+)", line)
+        if m:
+            return bool(re.search(r"\+\+|^icpc$|^icpx$|^dpcpp$|^hipcc$", Path(m.group(1)).name))
+    return False

@@ -1,0 +1,1 @@
+float scale(float v);

@@ -1,0 +1,36 @@
+"""OpenMP programs whose first build fails the way HeCBench Makefiles make it fail."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ridgeline.counting import count_run
+from ridgeline.counting.program import (
+    makefile_cxx_driver,
+    makefile_mentioned_sources,
+    sources_of,
+)
+
+pytestmark = pytest.mark.slow
+
+
+def test_sources_named_in_rules_and_c_as_cxx(programs: Path) -> None:
+    d = programs / "mkfile-omp"
+    assert [p.name for p in sources_of(d, "omp")] == ["main.cpp"]  # the folder alone
+    assert [p.relative_to(d.resolve()).as_posix()
+            for p in makefile_mentioned_sources(d, "omp")] == ["main.cpp", "util/scale.c"]
+    assert makefile_cxx_driver(d)
+    assert not makefile_cxx_driver(programs / "saxpy-omp")  # no CC line
+
+
+def test_link_failure_rebuilt_with_the_makefiles_sources(libomp: None, programs: Path
+                                                         ) -> None:
+    # 1st build: main.cpp alone, scale() undefined; 2nd: + util/scale.c as C, the C++ call
+    # still misses the mangled name; 3rd: .c compiled as C++ (clang++ does that): links
+    n = 1024
+    (r,) = count_run(programs / "mkfile-omp", str(n))
+    assert r.kernel.endswith("main_l11")
+    assert r.flops_sp == 2 * n  # x * x + 1
+    assert r.global_load_bytes == 4 * n and r.global_store_bytes == 4 * n
