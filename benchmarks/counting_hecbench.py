@@ -60,6 +60,7 @@ def run(args: argparse.Namespace) -> None:
         try:
             if not (SRC / src).is_dir():
                 raise ProgramRunError(src, "not-found", "source folder is not in the export")
+            _unpack_inputs(SRC / src, exe_args)
             launches = count_run(SRC / src, exe_args, launches=2, gpu=list(GPUS.values()),
                                  idle_stop=args.idle_stop,
                                  timeout=args.timeout, memory_gb=args.memory_gb,
@@ -72,6 +73,38 @@ def run(args: argparse.Namespace) -> None:
             f.write(json.dumps(rec) + "\n")
         status = rec.get("error", {}).get("cause", f"{len(rec.get('launches', []))} launches")
         print(f"[{i + 1}/{len(todo)}] {src}: {status} ({rec['seconds']} s)", flush=True)
+
+
+def _unpack_inputs(program_dir: Path, exe_args: str) -> None:
+    """The documented step before building some programs ("unzip refdata.tar.gz before
+    building"): archives in the program's folder, its Makefile's -I folders and the folders
+    its arguments point into are unpacked there, for members that are absent or left as
+    git-lfs pointers (the export keeps large headers and inputs that way)."""
+    import tarfile
+
+    from ridgeline.counting.program import makefile_includes
+
+    dirs = [program_dir, *makefile_includes(program_dir)]
+    for a in str(exe_args or "").split():
+        if "/" in a and (program_dir / a).parent.is_dir():
+            dirs.append((program_dir / a).parent.resolve())
+    for d in dict.fromkeys(p.resolve() for p in dirs):
+        for arc in [*d.glob("*.tar.gz"), *d.glob("*.tgz"), *d.glob("*.tar.bz2")]:
+            try:
+                with tarfile.open(arc) as tf:
+                    want = [m for m in tf.getmembers() if m.isfile() and _absent(d / m.name)]
+                    if want:
+                        tf.extractall(d, members=want, filter="data")
+            except (tarfile.TarError, OSError) as e:
+                print(f"{program_dir.name}: could not unpack {arc.name}: {e}")
+
+
+def _absent(path: Path) -> bool:
+    if not path.exists():
+        return True
+    if path.stat().st_size > 512:
+        return False
+    return path.read_bytes().startswith(b"version https://git-lfs")
 
 
 _OMP_PREFIX = re.compile(r"^__omp_offloading_[0-9a-f]+_[0-9a-f]+_")
