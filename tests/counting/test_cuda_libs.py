@@ -50,3 +50,25 @@ def test_rewrites_trap_and_reversed_extern_shared() -> None:
     assert unsupported_features(text) == []
     assert unsupported_features('asm("mov.u32 %0, %%laneid;" : "=r"(r));') == [
         "inline PTX assembly"]
+
+
+def test_cooperative_groups_and_function_pointer_launch(toolchain: None,
+                                                        programs: Path) -> None:
+    n = 1024
+    by = _by_kernel(count_run(programs / "cgroups-cuda", str(n), skip_after=False,
+                              timeout=120))
+    assert "ok" in by, "a cooperative-groups result checked by the program was wrong"
+    t = by["tilesum"][0]
+    # cg::reduce over a 32-thread tile: 5 butterfly adds per thread; the last add is only
+    # needed by the lane that stores it (the compiler sinks it there: 4 per thread + 1 per tile)
+    assert n * 4 + n // 32 <= t.flops_sp <= 5 * n
+    assert t.global_load_bytes == 4 * n and t.global_store_bytes == 4 * (n // 32)
+    h = by["halfsum"][0]  # 16-thread tiles, 4 shift-down steps
+    assert n * 3 + n // 16 <= h.flops_sp <= 4 * n
+    assert h.global_store_bytes == 4 * (n // 16)
+    c = by["compact"][0]  # coalesced group: one atomic per warp, one store per kept value
+    kept = (n - 1) // 3
+    assert c.atomics == n // 32 and c.global_store_bytes == 4 * kept
+    # launched through a function pointer: named after the function it points to
+    w = by["twice"][0]
+    assert w.flops_sp == n and w.global_load_bytes == 4 * n and w.global_store_bytes == 4 * n

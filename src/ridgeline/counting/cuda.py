@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ridgeline.counting._exec import build_and_count
 from ridgeline.counting.base import BACKENDS, Backend, LaunchCount, ProgramRunError, RunOptions
-from ridgeline.counting.cuda_rewrite import rewrite_cuda, unsupported_features
+from ridgeline.counting.cuda_rewrite import kernel_names, rewrite_cuda, unsupported_features
 from ridgeline.counting.program import (
     makefile_defines,
     makefile_includes,
@@ -31,14 +31,15 @@ def prepare_sources(program_dir: Path, dest: Path) -> list[str]:
     ``src/`` or ``map/kernels/`` launch kernels too); returns unsupported features."""
     dest.mkdir(parents=True, exist_ok=True)
     problems: list[str] = []
-    for p in _text_sources(program_dir):
-        text = p.read_text(errors="replace")
+    texts = {p: p.read_text(errors="replace") for p in _text_sources(program_dir)}
+    kernels = set().union(*map(kernel_names, texts.values()))
+    for p, text in texts.items():
         for f in unsupported_features(text):
             if f not in problems:
                 problems.append(f)
         out = dest / p.relative_to(program_dir)
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(rewrite_cuda(text)[0])
+        out.write_text(rewrite_cuda(text, kernels)[0])
     return problems
 
 

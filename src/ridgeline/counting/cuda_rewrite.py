@@ -10,7 +10,7 @@ import re
 
 from ridgeline.sources._text import split_top_level
 
-__all__ = ["rewrite_cuda", "unsupported_features", "launch_names"]
+__all__ = ["rewrite_cuda", "unsupported_features", "launch_names", "kernel_names"]
 
 _UNSUPPORTED = [
     (re.compile(r"#\s*include\s*[<\"]cub/"), "CUB"),
@@ -23,7 +23,8 @@ _UNSUPPORTED = [
     (re.compile(r"#\s*include\s*[<\"]cudnn"), "cuDNN"),
     (re.compile(r"#\s*include\s*[<\"]nvrtc"), "NVRTC"),
     (re.compile(r"#\s*include\s*[<\"]cuda/"), "libcu++ (cuda/...)"),
-    (re.compile(r"#\s*include\s*[<\"]cooperative_groups"), "cooperative groups"),
+    (re.compile(r"\bthis_grid\s*\(|\bgrid_group\b|\bthis_multi_grid\s*\("),
+     "cooperative groups across the grid"),
     (re.compile(r"#\s*include\s*[<\"]mma\.h|\bwmma::"), "tensor-core WMMA"),
     (re.compile(r"\btexture\s*<|\bcudaTextureObject_t\b|\btex[123]D\w*\s*[<(]"), "textures"),
     (re.compile(r"\bsurf[123]D\w*\s*\(|\bcudaSurfaceObject_t\b"), "surfaces"),
@@ -41,7 +42,8 @@ _EXTERN_SHARED = re.compile(
 _TRAP = re.compile(r"\basm\s*(?:volatile\s*)?\(\s*\"trap;\"\s*\)")
 
 
-_LIB_INCLUDE = re.compile(r"#\s*include\s*[<\"]((thrust|cub)/[\w/.]+)[>\"]")
+_LIB_INCLUDE = re.compile(r"#\s*include\s*[<\"]((thrust|cub|cooperative_groups)/[\w/.]+)[>\"]")
+_LIB_NAME = {"thrust": "Thrust", "cub": "CUB", "cooperative_groups": "cooperative groups"}
 
 
 def _shim_has(header: str) -> bool:
@@ -51,12 +53,12 @@ def _shim_has(header: str) -> bool:
 
 
 def unsupported_features(text: str) -> list[str]:
-    """Names of features in *text* that the CPU execution layer does not provide (Thrust and
-    CUB headers the runtime's shim does not carry included)."""
+    """Names of features in *text* that the CPU execution layer does not provide (Thrust, CUB
+    and cooperative-groups headers the runtime's shim does not carry included)."""
     found = []
     for m in _LIB_INCLUDE.finditer(text):
         if not _shim_has(m.group(1)):
-            name = f"{'Thrust' if m.group(2) == 'thrust' else 'CUB'} ({m.group(1)})"
+            name = f"{_LIB_NAME[m.group(2)]} ({m.group(1)})"
             if name not in found:
                 found.append(name)
     for pat, name in _UNSUPPORTED:
@@ -121,12 +123,22 @@ def _call_end(text: str, pos: int) -> int:
     return -1
 
 
-def rewrite_cuda(text: str) -> tuple[str, list[str]]:
+_GLOBAL_FN = re.compile(r"__global__[^;{}()]*?\b(\w+)\s*\(")
+
+
+def kernel_names(text: str) -> set[str]:
+    """Names of the ``__global__`` functions declared or defined in *text*."""
+    return set(_GLOBAL_FN.findall(re.sub(r"__launch_bounds__\s*\([^)]*\)", "", text)))
+
+
+def rewrite_cuda(text: str, kernels: set[str] | None = None) -> tuple[str, list[str]]:
     """Rewrite launches and dynamic shared memory; returns (text, launched kernel names).
 
     ``k<<<cfg>>>(args)`` becomes ``__rl_launch_call("k", [&]() { k(args); }, cfg)``: the call
     is compiled as written (templates, deduction, overloads, conversions all as in CUDA);
-    the runtime invokes the lambda once per GPU thread."""
+    the runtime invokes the lambda once per GPU thread. When *kernels* (the program's
+    ``__global__`` names) is given and a launched name is not among them (a function
+    pointer, a macro parameter), the runtime names the launch after the called symbol."""
     names: list[str] = []
     out = []
     pos = 0
@@ -149,7 +161,11 @@ def rewrite_cuda(text: str) -> tuple[str, list[str]]:
         names.append(name)
         out.append(text[pos:start])
         cfg_text = ", ".join(cfg) + ("\n" if "#" in cfg[-1] else "")  # ends in #endif
-        out.append(f'__rl_launch_call("{name}", [&]() {{ {kexpr}{args}; }}, {cfg_text})')
+        lam = f"[&]() {{ {kexpr}{args}; }}"
+        if kernels is not None and name not in kernels and re.fullmatch(r"\w+", kexpr):
+            out.append(f'__rl_launch_call_ptr({kexpr}, "{name}", {lam}, {cfg_text})')
+        else:
+            out.append(f'__rl_launch_call("{name}", {lam}, {cfg_text})')
         pos = end
     text = "".join(out)
     text = re.sub(r"\bstatic\s+__shared__\b", "__shared__", text)

@@ -276,10 +276,12 @@ def function_refs(text: str) -> dict[str, set[str]]:
 
 def launch_roots(text: str, call: str = "@__rl_run_launch(") -> set[str]:
     """Global names on the lines that call *call* (the CUDA layer's launch entry: the
-    function pointer it receives runs the kernel)."""
+    function pointer it receives runs the kernel), and the functions annotated in
+    ``@llvm.global.annotations`` (the CUDA layer annotates every ``__global__`` function, so
+    kernels launched through a function pointer are roots too)."""
     out: set[str] = set()
     for line in text.split("\n"):
-        if call in line:
+        if call in line or line.startswith("@llvm.global.annotations "):
             out.update(r.strip('"') for r in _REF.findall(line))
     out.discard(call[1:-1])
     return out
@@ -395,7 +397,12 @@ def wrap_omp_regions(text: str) -> tuple[str, list[str]]:
             head, rest = line.split(f"@{name}(", 1)
             params, tail = _split_params(rest)
             # drop the attribute group (it may say alwaysinline) and forbid inlining
-            tail = re.sub(r"\s#\d+", "", tail).replace(" {", " noinline {", 1)
+            tail = re.sub(r"\s#\d+", "", tail)
+            # function attributes go before section/comdat/.../personality and the body
+            at = re.search(r" (?:section|comdat|align|gc|prefix|prologue|personality)\b| \{",
+                           tail)
+            if at:
+                tail = tail[:at.start()] + " noinline" + tail[at.start():]
             out.append(f"{head}@{name}.rl_body({params}{tail}")
             extra.append(_wrapper(name, params, len(names) - 1))
             continue

@@ -18,7 +18,8 @@
 #include <typeinfo>
 #include <utility>
 
-#define __global__
+/* annotated so that kernels launched through function pointers are instrumented too */
+#define __global__ __attribute__((annotate("rl_kernel")))
 #define __device__
 #define __host__
 #define __constant__
@@ -262,3 +263,22 @@ static inline float norm3df(float a, float b, float c) { return sqrtf(a * a + b 
 static inline float rnorm3df(float a, float b, float c) { return rsqrtf(a * a + b * b + c * c); }
 
 #include "rl_cuda_api.h"
+
+/* the form for launches through a function pointer or a macro parameter: the kernel's
+ * name comes from the symbol at the called address */
+extern "C" const char *__rl_kernel_symbol(const void *addr);
+template <class K, class L>
+static inline void __rl_launch_call_ptr(K kernel, const char *name, const L &call, dim3 g,
+                                        dim3 b, size_t shmem = 0, cudaStream_t s = 0) {
+  const void *addr = reinterpret_cast<const void *>(kernel);
+  static const void *last_addr = nullptr;
+  static char key[512];
+  if (addr != last_addr || !key[0]) {
+    const char *sym = __rl_kernel_symbol(addr);
+    snprintf(key, sizeof key, "%s@%s@%p", sym ? sym : name, typeid(L).name(), addr);
+    last_addr = addr;
+  }
+  (void)s;
+  __rl_run_launch(key, g, b, shmem, const_cast<void *>(static_cast<const void *>(&call)),
+                  [](void *c) { (*static_cast<const L *>(c))(); });
+}

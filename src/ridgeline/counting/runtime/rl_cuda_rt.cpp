@@ -1,7 +1,13 @@
 // ridgeline CPU execution layer: launches run each block's threads as ucontext fibers on one
 // OS thread; __syncthreads and warp operations are cooperative barriers. Counting windows
 // (rl_count.c) open around every block, or around sampled blocks of very large grids.
+#include <cxxabi.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <ucontext.h>
 #include <time.h>
@@ -10,7 +16,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "rl_cuda.h"
@@ -129,8 +137,9 @@ void run_block() {
         if (fibers[t].st != DONE) wl++;
         if (fibers[t].st == WAIT_WARP) ww++;
       }
-      if (ww && ww == wl)
-        for (int t = lo; t < hi; t++) fibers[t].st = RUN;
+      if (ww && ww == wl)  // finished lanes stay finished (divergent warp ops)
+        for (int t = lo; t < hi; t++)
+          if (fibers[t].st == WAIT_WARP) fibers[t].st = RUN;
     }
     for (int t = 0; t < nthreads; t++) {
       if (fibers[t].st != DONE) { live++; any_live = true; }
@@ -340,3 +349,74 @@ float __rl_rsqrtf(float x) { return 1.f / sqrtf(x); }
 float __rl_rcpf(float x) { return 1.f / x; }
 }
 float rsqrtf(float x) { return 1.f / sqrtf(x); }
+
+// launches through a function pointer (or a macro parameter): the kernel's name is the name
+// of the function symbol at that address, read from the executable's own symbol table
+namespace {
+struct SymTab { std::map<uintptr_t, std::string> by_addr; bool loaded = false; };
+int main_base_cb(struct dl_phdr_info *info, size_t, void *out) {
+  *static_cast<uintptr_t *>(out) = (uintptr_t)info->dlpi_addr;
+  return 1;  // the first object is the executable
+}
+void load_symbols(SymTab &t) {
+  t.loaded = true;
+  uintptr_t base = 0;
+  dl_iterate_phdr(main_base_cb, &base);
+  int fd = open("/proc/self/exe", O_RDONLY);
+  if (fd < 0) return;
+  struct stat st;
+  if (fstat(fd, &st) != 0) { close(fd); return; }
+  void *m = mmap(nullptr, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (m == MAP_FAILED) return;
+  const char *b = static_cast<const char *>(m);
+  const Elf64_Ehdr *eh = reinterpret_cast<const Elf64_Ehdr *>(b);
+  const Elf64_Shdr *sh = reinterpret_cast<const Elf64_Shdr *>(b + eh->e_shoff);
+  for (int i = 0; i < eh->e_shnum; i++) {
+    if (sh[i].sh_type != SHT_SYMTAB) continue;
+    const Elf64_Sym *sym = reinterpret_cast<const Elf64_Sym *>(b + sh[i].sh_offset);
+    const char *names = b + sh[sh[i].sh_link].sh_offset;
+    for (size_t k = 0; k < sh[i].sh_size / sizeof(Elf64_Sym); k++)
+      if (ELF64_ST_TYPE(sym[k].st_info) == STT_FUNC && sym[k].st_value)
+        t.by_addr[base + sym[k].st_value] = names + sym[k].st_name;
+  }
+  munmap(m, (size_t)st.st_size);
+}
+// "void ns::k<float>(float*, int)" -> "k"
+std::string base_name(const std::string &mangled) {
+  int status = 0;
+  char *d = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+  std::string s = status == 0 && d ? d : mangled;
+  free(d);
+  size_t depth = 0, cut = s.size();
+  for (size_t i = 0; i < s.size(); i++) {  // the parameter list: first '(' outside <>
+    if (s[i] == '<') depth++;
+    else if (s[i] == '>') depth--;
+    else if (s[i] == '(' && depth == 0) { cut = i; break; }
+  }
+  s = s.substr(0, cut);
+  while (!s.empty() && s.back() == '>') {  // template arguments
+    int dd = 0;
+    size_t i = s.size();
+    while (i-- > 0) {
+      if (s[i] == '>') dd++;
+      else if (s[i] == '<' && --dd == 0) break;
+    }
+    s = s.substr(0, i == (size_t)-1 ? 0 : i);
+  }
+  size_t sp = s.find_last_of(" :");
+  return sp == std::string::npos ? s : s.substr(sp + 1);
+}
+}  // namespace
+
+extern "C" const char *__rl_kernel_symbol(const void *addr) {
+  static SymTab t;
+  static std::map<const void *, std::string> names;
+  auto hit = names.find(addr);
+  if (hit != names.end()) return hit->second.empty() ? nullptr : hit->second.c_str();
+  if (!t.loaded) load_symbols(t);
+  auto it = t.by_addr.find((uintptr_t)addr);
+  std::string &n = names[addr];
+  if (it != t.by_addr.end()) n = base_name(it->second);
+  return n.empty() ? nullptr : n.c_str();
+}

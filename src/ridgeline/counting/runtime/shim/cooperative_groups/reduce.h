@@ -1,0 +1,3 @@
+/* ridgeline: cg::reduce lives in cooperative_groups.h */
+#pragma once
+#include <cooperative_groups.h>
