@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -355,7 +356,9 @@ def _cond_value(kind: str, expr: str, defined: set[str], values: dict[str, str],
     try:
         if not re.fullmatch(r"[\d\s()+\-*/%<>=!andortx]*", e):
             return None
-        return bool(eval(e, {"__builtins__": {}}, {}))  # noqa: S307 (digits and operators only)
+        with warnings.catch_warnings():  # e.g. "1or 0": a SyntaxWarning, then read fine
+            warnings.simplefilter("ignore", SyntaxWarning)
+            return bool(eval(e, {"__builtins__": {}}, {}))  # noqa: S307 (digits, operators)
     except Exception:  # noqa: BLE001 (an expression we cannot read: unknown)
         v = try_evaluate(e, Env())
         return None if v is None else bool(v)
