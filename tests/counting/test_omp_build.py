@@ -34,3 +34,12 @@ def test_link_failure_rebuilt_with_the_makefiles_sources(libomp: None, programs:
     assert r.kernel.endswith("main_l11")
     assert r.flops_sp == 2 * n  # x * x + 1
     assert r.global_load_bytes == 4 * n and r.global_store_bytes == 4 * n
+
+
+def test_region_with_exception_personality_builds(libomp: None, programs: Path) -> None:
+    # the region calls a function that may throw: its IR has a personality, which must stay
+    # after the wrapper's added function attributes (else opt rejects the IR)
+    recs = count_run(programs / "eh-omp", "3")
+    assert [r.kernel.endswith("main_l19") for r in recs] == [True, True]  # 2 of 3 counted
+    assert recs[0].flops_dp == 3 and recs[0].flops_sp == 0  # a * b + c * d: mul + FMA
+    assert recs[0].global_store_bytes == 8
