@@ -43,3 +43,10 @@ def test_region_with_exception_personality_builds(libomp: None, programs: Path) 
     assert [r.kernel.endswith("main_l19") for r in recs] == [True, True]  # 2 of 3 counted
     assert recs[0].flops_dp == 3 and recs[0].flops_sp == 0  # a * b + c * d: mul + FMA
     assert recs[0].global_store_bytes == 8
+
+
+def test_host_parallel_loop_with_many_captures(libomp: None, programs: Path) -> None:
+    # the host loop's outlined function takes 11 arguments (more than the 8 once forwarded)
+    (r,) = count_run(programs / "hostfork-omp", "1024")
+    assert r.kernel.endswith("main_l16")
+    assert r.flops_sp == 1024 and r.global_store_bytes == 4 * 1024
