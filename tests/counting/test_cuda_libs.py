@@ -72,3 +72,20 @@ def test_cooperative_groups_and_function_pointer_launch(toolchain: None,
     # launched through a function pointer: named after the function it points to
     w = by["twice"][0]
     assert w.flops_sp == n and w.global_load_bytes == 4 * n and w.global_store_bytes == 4 * n
+
+
+def test_cub_block_and_warp_reductions(toolchain: None, programs: Path) -> None:
+    blocks = 8
+    by = _by_kernel(count_run(programs / "cub-cuda", str(blocks), skip_after=False,
+                              timeout=120))
+    assert "ok" in by, "a CUB result checked by the program was wrong"
+    # per full warp, shift-down by 1, 2, 4, 8, 16 with an add only where the partner lane
+    # exists: 31 + 30 + 28 + 24 + 16 = 129 adds; thread 0 then adds the 3 other warps' sums
+    b = by["blocksum"][0]
+    assert b.flops_sp == blocks * (4 * 129 + 3)
+    assert b.shared_accesses == blocks * (4 + 3)  # warp sums stored, three read back
+    assert b.global_load_bytes == 4 * 128 * blocks and b.global_store_bytes == 4 * blocks
+    w = by["warpsum"][0]
+    assert w.flops_dp == blocks * 4 * 129 and w.flops_sp == 0
+    p = by["blockmax_partial"][0]
+    assert p.global_load_bytes == 4 * 50 and p.flops_sp == 0

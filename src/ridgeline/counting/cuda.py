@@ -101,6 +101,6 @@ class CudaBackend(Backend):
                 defines=makefile_defines(program_dir), std=std,
                 extra_flags=["-Wno-register"],
             )
-            return build_and_count(self.name, program_dir, spec, args, opts)
+            return build_and_count(self.name, program_dir, spec, args, opts, retry_valid=True)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -13,7 +13,6 @@ from ridgeline.sources._text import split_top_level
 __all__ = ["rewrite_cuda", "unsupported_features", "launch_names", "kernel_names"]
 
 _UNSUPPORTED = [
-    (re.compile(r"#\s*include\s*[<\"]cub/"), "CUB"),
     (re.compile(r"#\s*include\s*[<\"]hipcub|#\s*include\s*[<\"]cub\.cuh"), "CUB"),
     (re.compile(r"#\s*include\s*[<\"]cublas"), "cuBLAS"),
     (re.compile(r"#\s*include\s*[<\"]cusparse"), "cuSPARSE"),
@@ -131,6 +130,13 @@ def kernel_names(text: str) -> set[str]:
     return set(_GLOBAL_FN.findall(re.sub(r"__launch_bounds__\s*\([^)]*\)", "", text)))
 
 
+def _in_macro(text: str, pos: int) -> bool:
+    """The line at *pos* continues (``\\``): a launch inside a ``#define`` body, whose kernel
+    is a macro parameter (with explicit template arguments there)."""
+    end = text.find("\n", pos)
+    return text[pos: end if end >= 0 else len(text)].rstrip().endswith("\\")
+
+
 def rewrite_cuda(text: str, kernels: set[str] | None = None) -> tuple[str, list[str]]:
     """Rewrite launches and dynamic shared memory; returns (text, launched kernel names).
 
@@ -162,7 +168,8 @@ def rewrite_cuda(text: str, kernels: set[str] | None = None) -> tuple[str, list[
         out.append(text[pos:start])
         cfg_text = ", ".join(cfg) + ("\n" if "#" in cfg[-1] else "")  # ends in #endif
         lam = f"[&]() {{ {kexpr}{args}; }}"
-        if kernels is not None and name not in kernels and re.fullmatch(r"\w+", kexpr):
+        if kernels is not None and name not in kernels and (
+                re.fullmatch(r"\w+", kexpr) or _in_macro(text, start)):
             out.append(f'__rl_launch_call_ptr({kexpr}, "{name}", {lam}, {cfg_text})')
         else:
             out.append(f'__rl_launch_call("{name}", {lam}, {cfg_text})')

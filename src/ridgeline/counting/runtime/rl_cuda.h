@@ -31,6 +31,9 @@
 #define __align__(n) __attribute__((aligned(n)))
 #define __shared__ static __attribute__((section("rl_shared")))
 #define __CUDA_RL__ 1
+#ifndef __NVCC__
+#define __NVCC__ 1 /* as nvcc: headers pick their CUDA branch (not __CUDA_ARCH__) */
+#endif
 #ifndef CUDART_VERSION
 #define CUDART_VERSION 12000
 #endif

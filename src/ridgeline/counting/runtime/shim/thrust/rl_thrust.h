@@ -104,6 +104,8 @@ template <class T, class A = std::allocator<T>> class device_vector : public std
  public:
   using std::vector<T, A>::vector;
   device_vector() = default;
+  device_ptr<T> data() { return device_ptr<T>(std::vector<T, A>::data()); }
+  device_ptr<const T> data() const { return device_ptr<const T>(std::vector<T, A>::data()); }
   template <class V, class = decltype(std::declval<V>().begin())>
   device_vector(const V &o) : std::vector<T, A>(o.begin(), o.end()) {}
   template <class V, class = decltype(std::declval<V>().begin())>
