@@ -89,3 +89,15 @@ def test_cub_block_and_warp_reductions(toolchain: None, programs: Path) -> None:
     assert w.flops_dp == blocks * 4 * 129 and w.flops_sp == 0
     p = by["blockmax_partial"][0]
     assert p.global_load_bytes == 4 * 50 and p.flops_sp == 0
+
+
+def test_curand_device_and_host_api(toolchain: None, programs: Path) -> None:
+    n, k = 1024, 16
+    by = _by_kernel(count_run(programs / "curand-cuda", str(n), skip_after=False,
+                              timeout=120))
+    assert "ok" in by, "cuRAND draws were not uniform on (0, 1]"
+    d = by["draw"][0]
+    # each uniform draw: one multiply-add on the 32 random bits, plus the program's add
+    assert d.flops_sp == 3 * k * n and d.flops_dp == 0
+    assert d.int_ops > 5 * k * n  # the xorwow steps are the program's integer work
+    assert by["setup"][0].flops_sp == 0

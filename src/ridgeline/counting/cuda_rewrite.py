@@ -17,7 +17,7 @@ _UNSUPPORTED = [
     (re.compile(r"#\s*include\s*[<\"]cublas"), "cuBLAS"),
     (re.compile(r"#\s*include\s*[<\"]cusparse"), "cuSPARSE"),
     (re.compile(r"#\s*include\s*[<\"]cufft"), "cuFFT"),
-    (re.compile(r"#\s*include\s*[<\"]curand"), "cuRAND"),
+    (re.compile(r"#\s*include\s*[<\"]curand_(?!kernel)"), "cuRAND (beyond curand.h, curand_kernel.h)"),
     (re.compile(r"#\s*include\s*[<\"]cusolver"), "cuSOLVER"),
     (re.compile(r"#\s*include\s*[<\"]cudnn"), "cuDNN"),
     (re.compile(r"#\s*include\s*[<\"]nvrtc"), "NVRTC"),
