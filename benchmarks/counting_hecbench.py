@@ -125,9 +125,10 @@ _LINE = re.compile(r"^(.*)_l(\d+)$")
 
 def _omp_pairs(gt_kernels: list[str], ours: list[str]) -> dict[str, str]:
     """Map profiled OpenMP region names to ours: same mangled tail and line; else same tail
-    (or the same once unsigned parameter types read as signed) and the nearest line within 8
-    (the profiled sources differ by a few lines at places); else, when both sides have the
-    same number of regions, pairing in line order."""
+    (or the same once unsigned parameter types read as signed) and the nearest line within 8,
+    or within 16 when no other region is within twice that distance (the profiled sources
+    differ by a few lines at places); else, when both sides have the same number of regions,
+    pairing in line order."""
     out: dict[str, str] = {}
     norm = {g: _OMP_PREFIX.sub("", g) for g in gt_kernels}
     for g, n in norm.items():
@@ -145,7 +146,9 @@ def _omp_pairs(gt_kernels: list[str], ours: list[str]) -> dict[str, str]:
                 if mo and same(mo.group(1), m.group(1)):
                     cands.append((abs(int(mo.group(2)) - int(m.group(2))), o))
             cands.sort()
-            if cands and cands[0][0] <= 8:
+            # nearest within 8 lines; up to 16 when no other region is within twice that
+            if cands and (cands[0][0] <= 8 or cands[0][0] <= 16 and (
+                    len(cands) == 1 or cands[1][0] >= 2 * cands[0][0])):
                 out[g] = cands[0][1]
                 break
     rest_g = sorted((g for g in gt_kernels if g not in out), key=_line_of)
