@@ -101,3 +101,16 @@ def test_curand_device_and_host_api(toolchain: None, programs: Path) -> None:
     assert d.flops_sp == 3 * k * n and d.flops_dp == 0
     assert d.int_ops > 5 * k * n  # the xorwow steps are the program's integer work
     assert by["setup"][0].flops_sp == 0
+
+
+def test_bfloat16_storage_and_arithmetic(toolchain: None, programs: Path) -> None:
+    n = 1024
+    by = _by_kernel(count_run(programs / "bf16-cuda", str(n), skip_after=False, timeout=120))
+    assert "ok" in by, "a bfloat16 result (or its rounding) checked by the program was wrong"
+    a = by["axpy_bf16"][0]
+    # __hmul then __hadd on bfloat16: two half-precision FLOPs, no FP32 ones
+    assert a.flops_hp == 2 * n and a.flops_sp == 0 and a.flops_dp == 0
+    assert a.global_store_bytes == 2 * n
+    w = by["widen"][0]  # bfloat162 -> float2, then one FP32 multiply-add
+    assert w.flops_sp == 2 * n and w.flops_hp == 0
+    assert w.global_load_bytes == 4 * n and w.global_store_bytes == 4 * n

@@ -31,7 +31,6 @@ _UNSUPPORTED = [
     (re.compile(r"\basm\s*(volatile\s*)?\((?!\s*\"trap;\"\s*\))"), "inline PTX assembly"),
     (re.compile(r"\bcudaGraph\w*\s*\("), "CUDA graphs"),
     (re.compile(r"\bcudaLaunchCooperativeKernel\b"), "cooperative launch"),
-    (re.compile(r"\b__nv_bfloat16\b|cuda_bf16\.h"), "bfloat16"),
     (re.compile(r"\bcudaArray\b|\bcudaMallocArray\b|\bcudaMalloc3D\w*\b"), "CUDA arrays"),
 ]
 

@@ -28,6 +28,9 @@ MATH_FLOPS: dict[str, tuple[str, float]] = {
     "__rl_rsqrtf": ("sp", 0), "_Z6rsqrtff": ("sp", 0), "__rl_rcpf": ("sp", 0),
     "__rl_tanf_fast": ("sp", 2),
     "__rl_exp10f_fast": ("sp", 2), "__rl_log2f_fast": ("sp", 0), "__rl_log10f_fast": ("sp", 1),
+    # bfloat16 arithmetic of the CUDA layer (cuda_bf16.h): the GPU's BF16 HADD/HMUL/HFMA
+    "__rl_bf16_add": ("hp", 1), "__rl_bf16_sub": ("hp", 1), "__rl_bf16_mul": ("hp", 1),
+    "__rl_bf16_div": ("hp", 1), "__rl_bf16_fma": ("hp", 2),
     # double precision
     "sqrt": ("dp", 10), "exp": ("dp", 40), "exp2": ("dp", 36), "exp10": ("dp", 40),
     "expm1": ("dp", 44), "log": ("dp", 44), "log2": ("dp", 44), "log10": ("dp", 46),

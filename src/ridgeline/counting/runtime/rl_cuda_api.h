@@ -136,6 +136,7 @@ static inline __half2 __floats2half2_rn(float a, float b) { return __half2{(__ha
 static inline __half2 __float2half2_rn(float a) { return __half2{(__half)a, (__half)a}; }
 static inline __half2 __halves2half2(__half a, __half b) { return __half2{a, b}; }
 static inline __half2 __half2half2(__half a) { return __half2{a, a}; }
+static inline __half2 __float22half2_rn(float2 f) { return __half2{(__half)f.x, (__half)f.y}; }
 static inline float2 __half22float2(__half2 h) { return float2{(float)h.x, (float)h.y}; }
 static inline float __low2float(__half2 h) { return (float)h.x; }
 static inline float __high2float(__half2 h) { return (float)h.y; }

@@ -420,3 +420,24 @@ extern "C" const char *__rl_kernel_symbol(const void *addr) {
   if (it != t.by_addr.end()) n = base_name(it->second);
   return n.empty() ? nullptr : n.c_str();
 }
+
+// bfloat16: round to nearest even on the upper 16 bits of a float (NaN kept quiet)
+extern "C" unsigned short __rl_f2bf(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return (unsigned short)(u >> 16);
+}
+extern "C" float __rl_bf2f(unsigned short h) {
+  uint32_t u = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+// bfloat16 arithmetic: not instrumented; counted as half-precision FLOPs by name (mathops.py)
+extern "C" unsigned short __rl_bf16_add(unsigned short a, unsigned short b) { return __rl_f2bf(__rl_bf2f(a) + __rl_bf2f(b)); }
+extern "C" unsigned short __rl_bf16_sub(unsigned short a, unsigned short b) { return __rl_f2bf(__rl_bf2f(a) - __rl_bf2f(b)); }
+extern "C" unsigned short __rl_bf16_mul(unsigned short a, unsigned short b) { return __rl_f2bf(__rl_bf2f(a) * __rl_bf2f(b)); }
+extern "C" unsigned short __rl_bf16_div(unsigned short a, unsigned short b) { return __rl_f2bf(__rl_bf2f(a) / __rl_bf2f(b)); }
+extern "C" unsigned short __rl_bf16_fma(unsigned short a, unsigned short b, unsigned short c) { return __rl_f2bf(fmaf(__rl_bf2f(a), __rl_bf2f(b), __rl_bf2f(c))); }
