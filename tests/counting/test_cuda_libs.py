@@ -114,3 +114,16 @@ def test_bfloat16_storage_and_arithmetic(toolchain: None, programs: Path) -> Non
     w = by["widen"][0]  # bfloat162 -> float2, then one FP32 multiply-add
     assert w.flops_sp == 2 * n and w.flops_hp == 0
     assert w.global_load_bytes == 4 * n and w.global_store_bytes == 4 * n
+
+
+def test_rewrites_launches_in_macros_and_through_pointers() -> None:
+    text = ("#define LAUNCH(n) \\\n  kern<float, n> \\\n      <<<g, b>>>(x); \\\n"
+            "  F<T, 2><<<g, b>>>(y);\n"
+            "void h() { fp<<<1, 32>>>(z); kern<float, 1><<<1, 1>>>(w); }\n")
+    out, names = rewrite_cuda(text, {"kern"})
+    assert names == ["kern", "F", "fp", "kern"]
+    assert '__rl_launch_call("kern", [&]() { kern<float, n>(x); }, g, b)' in out
+    # a macro parameter and a function pointer: named by the runtime after the called symbol
+    assert '__rl_launch_call_ptr(F<T, 2>, "F", [&]() { F<T, 2>(y); }, g, b)' in out
+    assert '__rl_launch_call_ptr(fp, "fp", [&]() { fp(z); }, 1, 32)' in out
+    assert '__rl_launch_call("kern", [&]() { kern<float, 1>(w); }, 1, 1)' in out

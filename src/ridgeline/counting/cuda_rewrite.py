@@ -69,7 +69,7 @@ def unsupported_features(text: str) -> list[str]:
 def _kernel_expr_start(text: str, pos: int) -> int:
     """Start of the kernel expression that ends just before *pos* (``<<<``)."""
     i = pos - 1
-    while i >= 0 and text[i].isspace():
+    while i >= 0 and (text[i].isspace() or text[i] == "\\"):  # also line continuations
         i -= 1
     if i >= 0 and text[i] == ">":  # template arguments
         depth = 0
@@ -82,7 +82,7 @@ def _kernel_expr_start(text: str, pos: int) -> int:
                     i -= 1
                     break
             i -= 1
-        while i >= 0 and text[i].isspace():
+        while i >= 0 and (text[i].isspace() or text[i] == "\\"):
             i -= 1
     while i >= 0 and (text[i].isalnum() or text[i] in "_:"):
         i -= 1
@@ -131,10 +131,13 @@ def kernel_names(text: str) -> set[str]:
 
 
 def _in_macro(text: str, pos: int) -> bool:
-    """The line at *pos* continues (``\\``): a launch inside a ``#define`` body, whose kernel
-    is a macro parameter (with explicit template arguments there)."""
+    """The line at *pos* continues (``\\``) or continues the previous one: a launch inside a
+    ``#define`` body, whose kernel is a macro parameter (with explicit template arguments)."""
     end = text.find("\n", pos)
-    return text[pos: end if end >= 0 else len(text)].rstrip().endswith("\\")
+    if text[pos: end if end >= 0 else len(text)].rstrip().endswith("\\"):
+        return True
+    start = text.rfind("\n", 0, pos)  # or the line continues the one before it
+    return start > 0 and text[:start].rstrip(" \t").endswith("\\")
 
 
 def rewrite_cuda(text: str, kernels: set[str] | None = None) -> tuple[str, list[str]]:
@@ -155,7 +158,7 @@ def rewrite_cuda(text: str, kernels: set[str] | None = None) -> tuple[str, list[
             break
         j = text.find(">>>", i)
         start = _kernel_expr_start(text, i)
-        kexpr = text[start:i].strip()
+        kexpr = text[start:i].strip().rstrip("\\").strip()
         name = _base_name(kexpr)
         end = _call_end(text, j + 3) if j >= 0 else -1
         if j < 0 or not name or end < 0:
