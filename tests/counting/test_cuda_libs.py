@@ -127,3 +127,9 @@ def test_rewrites_launches_in_macros_and_through_pointers() -> None:
     assert '__rl_launch_call_ptr(F<T, 2>, "F", [&]() { F<T, 2>(y); }, g, b)' in out
     assert '__rl_launch_call_ptr(fp, "fp", [&]() { fp(z); }, 1, 32)' in out
     assert '__rl_launch_call("kern", [&]() { kern<float, 1>(w); }, 1, 1)' in out
+
+
+def test_simd_within_a_word_intrinsics(toolchain: None, programs: Path) -> None:
+    by = _by_kernel(count_run(programs / "simd-cuda", "", skip_after=False, timeout=120))
+    assert "ok" in by, "a __v* SIMD intrinsic gave a wrong result"
+    assert by["lanes"][0].global_store_bytes == 16 and by["lanes"][0].flops_sp == 0

@@ -243,6 +243,30 @@ static inline int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32)
 static inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
 static inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) { return (unsigned long long)(((unsigned __int128)a * b) >> 64); }
 static inline long long __mul64hi(long long a, long long b) { return (long long)(((__int128)a * b) >> 64); }
+/* SIMD within a word: 4 byte lanes or 2 halfword lanes, each lane as its own integer */
+#define RL_SIMD(N, L, T, EXPR)                                                               \
+  static inline unsigned N(unsigned a, unsigned b) {                                         \
+    unsigned r = 0;                                                                          \
+    for (int k = 0; k < 32 / L; k++) {                                                       \
+      T x = (T)(a >> (k * L)), y = (T)(b >> (k * L));                                        \
+      r |= ((unsigned)(EXPR) & ((1u << L) - 1u)) << (k * L);                                 \
+    }                                                                                        \
+    return r;                                                                                \
+  }
+RL_SIMD(__vadd4, 8, unsigned char, x + y) RL_SIMD(__vadd2, 16, unsigned short, x + y)
+RL_SIMD(__vsub4, 8, unsigned char, x - y) RL_SIMD(__vsub2, 16, unsigned short, x - y)
+RL_SIMD(__vmaxs4, 8, signed char, x > y ? x : y) RL_SIMD(__vmaxs2, 16, short, x > y ? x : y)
+RL_SIMD(__vmins4, 8, signed char, x < y ? x : y) RL_SIMD(__vmins2, 16, short, x < y ? x : y)
+RL_SIMD(__vmaxu4, 8, unsigned char, x > y ? x : y) RL_SIMD(__vmaxu2, 16, unsigned short, x > y ? x : y)
+RL_SIMD(__vminu4, 8, unsigned char, x < y ? x : y) RL_SIMD(__vminu2, 16, unsigned short, x < y ? x : y)
+RL_SIMD(__vabsdiffu4, 8, unsigned char, x > y ? x - y : y - x)
+RL_SIMD(__vabsdiffu2, 16, unsigned short, x > y ? x - y : y - x)
+RL_SIMD(__vavgu4, 8, unsigned char, ((unsigned)x + y + 1) >> 1)
+RL_SIMD(__vavgu2, 16, unsigned short, ((unsigned)x + y + 1) >> 1)
+RL_SIMD(__vcmpeq4, 8, unsigned char, x == y ? 0xffu : 0u) RL_SIMD(__vcmpeq2, 16, unsigned short, x == y ? 0xffffu : 0u)
+RL_SIMD(__vcmpgtu4, 8, unsigned char, x > y ? 0xffu : 0u) RL_SIMD(__vcmpgts4, 8, signed char, x > y ? 0xffu : 0u)
+RL_SIMD(__vcmpltu4, 8, unsigned char, x < y ? 0xffu : 0u) RL_SIMD(__vcmplts4, 8, signed char, x < y ? 0xffu : 0u)
+#undef RL_SIMD
 static inline int __sad(int a, int b, unsigned c) { return (a > b ? a - b : b - a) + (int)c; }
 static inline unsigned __usad(unsigned a, unsigned b, unsigned c) { return (a > b ? a - b : b - a) + c; }
 static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) { unsigned long long v = ((unsigned long long)y << 32) | x; unsigned r = 0; for (int i = 0; i < 4; i++) { unsigned sel = (s >> (4 * i)) & 7; r |= (unsigned)((v >> (8 * sel)) & 0xff) << (8 * i); } return r; }
