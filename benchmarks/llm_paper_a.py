@@ -36,13 +36,17 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=None,
                     help="llama.cpp threads of the embedded server (RIDGELINE_LLM_THREADS)")
     ap.add_argument("--out", default="runs/bench")
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the response cache of a stopped run (answers already given are "
+                         "not asked again; kernels/min then comes from the model's own "
+                         "latencies)")
     a = ap.parse_args()
     if a.threads:
         os.environ["RIDGELINE_LLM_THREADS"] = str(a.threads)
     cache = Path(a.out) / f"cache-{a.scenario}-{a.model}.sqlite"
     figures = {}
     for attempt in ("cold", "warm"):
-        if attempt == "cold" and cache.exists():
+        if attempt == "cold" and cache.exists() and not a.resume:
             cache.unlink()
         run = PaperARun(model=a.model, base_url=a.base_url, scenario=a.scenario,
                         limit=a.limit, sample=a.sample, max_tokens=a.max_tokens, out=a.out,
@@ -60,6 +64,14 @@ def main() -> None:
             "max_prompt_tokens": int(frame.tokens_in.fillna(0).max()),
         }
         if attempt == "cold":
+            # from the model's own latencies (cache hits of a resumed run left out): the
+            # answer rate of the served model, whatever else the run did
+            lat = frame.latency_s[~frame.cached.fillna(False).astype(bool)].dropna()
+            figures[attempt]["model_kernels_per_minute"] = (
+                round(60 / float(lat.mean()), 2) if len(lat) else None)
+            figures[attempt]["model_latency_s_median"] = (
+                round(float(lat.median()), 1) if len(lat) else None)
+        if attempt == "cold":
             figures["table"] = table.round(3).to_dict(orient="records")
             figures["answers"] = frame.answer.fillna("<none>").value_counts().to_dict()
             figures["error_kinds"] = frame.error.dropna().str.split(":").str[0] \
@@ -70,7 +82,7 @@ def main() -> None:
     figures["cache_speedup"] = round(figures["cold"]["seconds"] /
                                      max(figures["warm"]["seconds"], 1e-6), 1)
     print(json.dumps(figures, indent=2))
-    figures["settings"] = {"sample": a.sample, "limit": a.limit,
+    figures["settings"] = {"sample": a.sample, "limit": a.limit, "resumed": a.resume,
                            "max_source_tokens": a.max_source_tokens,
                            "max_tokens": a.max_tokens,
                            "threads": os.environ.get("RIDGELINE_LLM_THREADS"),

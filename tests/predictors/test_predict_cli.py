@@ -105,3 +105,28 @@ def test_predict_batch_missing_columns(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["predict-batch", str(p), "--sources", str(tmp_path), "--out",
                  str(tmp_path / "o.csv")]) == 2
     assert "missing columns" in capsys.readouterr().err
+
+
+def test_train_refit_from_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`ridgeline train --from-table` refits the count model from a feature table built
+    earlier (here 10 programs of the shipped one) without analysing sources; the refit
+    model predicts; a missing table is a clear error."""
+    from importlib import resources
+
+    from ridgeline.predictors.learned import MODEL_FILE, TABLE_FILE, ExportedCountModel
+
+    shipped = pd.read_parquet(Path(str(resources.files("ridgeline").joinpath("models")))
+                              / TABLE_FILE)
+    both = sorted(set(shipped[shipped.dataset == "paper-a"].program)
+                  & set(shipped[shipped.dataset == "hecbench"].program))[:10]
+    small = shipped[shipped.program.isin(both)]
+    src = tmp_path / "table.parquet"
+    small.to_parquet(src, index=False)
+    out = tmp_path / "model"
+    assert main(["train", "--from-table", str(src), "--out", str(out), "--max-iter", "15"]) == 0
+    text = capsys.readouterr().out
+    assert f"refitting from {src} ({len(small)} rows)" in text and "program-grouped" in text
+    model = ExportedCountModel.from_bytes((out / MODEL_FILE).read_bytes())
+    assert (out / TABLE_FILE).is_file() and set(model.ensembles) >= {"time_ns", "dram_bytes"}
+    assert main(["train", "--from-table", str(tmp_path / "none.parquet")]) == 2
+    assert "does not exist" in capsys.readouterr().err

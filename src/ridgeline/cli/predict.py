@@ -90,14 +90,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Analyse every shared HeCBench row from its program sources, fit the "
         "boosted-tree count model, report program-grouped CV figures and save the model and "
         "the derived feature table.",
-        epilog="example:\n  ridgeline train --sources external/gpuFLOPBench/src "
-        "--out src/ridgeline/models\n",
+        epilog="examples:\n  ridgeline train --sources external/gpuFLOPBench/src "
+        "--out src/ridgeline/models\n"
+        "  ridgeline train --from-table   # refit after new counts, no re-analysis\n",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    t.add_argument("--sources", required=True, metavar="DIR")
+    src = t.add_mutually_exclusive_group(required=True)
+    src.add_argument("--sources", metavar="DIR", help="HeCBench program folders (DIR/<source>/)")
+    src.add_argument("--from-table", nargs="?", const="", default=None, metavar="PARQUET",
+                     help="refit from a feature table built earlier (default: the shipped "
+                          "one), with the counted table as it is now; no source analysis")
     t.add_argument("--out", default=None, metavar="DIR", help="where to write the model "
                    "(default: the installed package's models folder)")
     t.add_argument("--jobs", type=int, default=None)
+    t.add_argument("--max-iter", type=int, default=None, metavar="N",
+                   help="boosting iterations per target (default 200; fewer for a quick fit)")
     add_data_dir(t)
     t.set_defaults(func=run_train)
 
@@ -231,4 +238,9 @@ def run_batch(args: argparse.Namespace) -> int:
 def run_train(args: argparse.Namespace) -> int:
     from ridgeline.predictors.train_cli import train_command
 
-    return train_command(Path(args.sources), args.data_dir, args.out, args.jobs)
+    if args.from_table is not None:
+        from ridgeline.predictors.train_cli import refit_command
+
+        return refit_command(args.from_table or None, args.out, args.max_iter)
+    return train_command(Path(args.sources), args.data_dir, args.out, args.jobs,
+                         args.max_iter)
