@@ -3,8 +3,8 @@ results (benchmarks/results/counting_*.jsonl) matched to the shipped feature tab
 
     python benchmarks/predict_counted_table.py [RESULTS.jsonl ...]
 
-Refit the shipped model afterwards (ridgeline train, or learned.train_from_table on the
-shipped table) so the counted columns are used."""
+Refit the shipped model afterwards with `ridgeline train --from-table` (no source analysis)
+so the counted columns are used."""
 
 from __future__ import annotations
 
