@@ -133,3 +133,20 @@ def test_simd_within_a_word_intrinsics(toolchain: None, programs: Path) -> None:
     by = _by_kernel(count_run(programs / "simd-cuda", "", skip_after=False, timeout=120))
     assert "ok" in by, "a __v* SIMD intrinsic gave a wrong result"
     assert by["lanes"][0].global_store_bytes == 16 and by["lanes"][0].flops_sp == 0
+
+
+def test_headers_shared_with_a_sibling_port(toolchain: None, tmp_path: Path) -> None:
+    # HeCBench ports share reference headers through links an export may drop: a header
+    # only the -omp sibling has is found there (searched after the program's own folders)
+    prog, sib = tmp_path / "refhdr-cuda", tmp_path / "refhdr-omp"
+    prog.mkdir()
+    sib.mkdir()
+    (sib / "refvals.h").write_text("static const float kScale = 3.0f;\n")
+    (prog / "main.cu").write_text(
+        '#include "refvals.h"\n'
+        "__global__ void scale(float *x) { x[threadIdx.x] *= kScale; }\n"
+        "int main() { float *x; cudaMallocManaged(&x, 64 * sizeof(float));\n"
+        "  for (int i = 0; i < 64; i++) x[i] = 1.0f;\n"
+        "  scale<<<1, 64>>>(x); return x[5] == 3.0f ? 0 : 1; }\n")
+    (r,) = count_run(prog, "", skip_after=False, timeout=120)
+    assert r.kernel == "scale" and r.flops_sp == 64

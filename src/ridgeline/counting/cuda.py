@@ -62,6 +62,19 @@ def _in_copy(d: Path, program_dir: Path, tmp: Path) -> Path:
     return tmp / rel if (tmp / rel).is_dir() else d
 
 
+def _sibling_includes(program_dir: Path) -> list[str]:
+    """HeCBench ports of one benchmark share headers (reference data, helpers) through
+    symbolic links that exports may drop: the ``-omp`` and ``-sycl`` siblings' folders are
+    searched last, after every other include folder (``-idirafter``)."""
+    stem = program_dir.name.rsplit("-", 1)[0]
+    out: list[str] = []
+    for sib in ("omp", "sycl"):
+        d = program_dir.parent / f"{stem}-{sib}"
+        if d.is_dir() and d != program_dir:
+            out += ["-idirafter", str(d)]
+    return out
+
+
 def _copy_of(src: Path, program_dir: Path, tmp: Path) -> Path:
     try:
         return tmp / src.resolve().relative_to(program_dir.resolve())
@@ -99,7 +112,7 @@ class CudaBackend(Backend):
                 include_dirs=[tmp, program_dir, *(_in_copy(d, program_dir, tmp)
                                                   for d in makefile_includes(program_dir))],
                 defines=makefile_defines(program_dir), std=std,
-                extra_flags=["-Wno-register"],
+                extra_flags=["-Wno-register", *_sibling_includes(program_dir)],
             )
             return build_and_count(self.name, program_dir, spec, args, opts, retry_valid=True)
         finally:

@@ -9,6 +9,7 @@
 #include <complex>
 #include <cstddef>
 #include <functional>
+#include <iostream> /* NVIDIA's headers bring it in; programs rely on that */
 #include <iterator>
 #include <numeric>
 #include <random>
