@@ -62,6 +62,10 @@ int main(int argc, char **argv) {
   bad |= *mi != want;
   cub::DeviceScan::ExclusiveSum(temp, bytes, xi, scan, n);
   bad |= scan[0] != 0 || scan[3] != 0 + 1 + 2;
+  cub::DeviceReduce::Max(temp, bytes, xi, mi, n);
+  bad |= *mi != 99;
+  cub::DeviceReduce::Min(temp, bytes, xi + 1, mi, n - 1);
+  bad |= *mi != 0;
   cudaFree(temp);
   if (!bad) ok<<<1, 1>>>();
   printf("%s\n", bad ? "FAIL" : "PASS");

@@ -134,17 +134,20 @@ struct DeviceReduce {
   }
   template <class I, class O> static cudaError_t Max(void *temp, size_t &bytes, I in, O out, int n,
                                                      cudaStream_t = 0) {
-    return detail::host_algo(temp, bytes, [&] {
-      auto acc = in[0];
-      for (int i = 1; i < n; i++) acc = in[i] > acc ? in[i] : acc;
-      *out = acc;
-    });
+    return Extremum(temp, bytes, in, out, n, [](const auto &a, const auto &b) { return a > b; });
   }
   template <class I, class O> static cudaError_t Min(void *temp, size_t &bytes, I in, O out, int n,
                                                      cudaStream_t = 0) {
+    return Extremum(temp, bytes, in, out, n, [](const auto &a, const auto &b) { return a < b; });
+  }
+
+ private:
+  // the first element that no later one beats (as CUB's Max/Min: initial value in[0])
+  template <class I, class O, class Better>
+  static cudaError_t Extremum(void *temp, size_t &bytes, I in, O out, int n, Better better) {
     return detail::host_algo(temp, bytes, [&] {
       auto acc = in[0];
-      for (int i = 1; i < n; i++) acc = in[i] < acc ? in[i] : acc;
+      for (int i = 1; i < n; i++) acc = better(in[i], acc) ? in[i] : acc;
       *out = acc;
     });
   }
