@@ -53,13 +53,18 @@ def _text_sources(program_dir: Path, depth: int = 3) -> list[Path]:
     return out
 
 
+def _inside(p: Path, program_dir: Path) -> Path | None:
+    """*p* relative to the program folder, or None when it lies outside (a sibling port)."""
+    try:
+        return p.resolve().relative_to(program_dir.resolve())
+    except ValueError:
+        return None
+
+
 def _in_copy(d: Path, program_dir: Path, tmp: Path) -> Path:
     """An include folder inside the program, as its rewritten copy in *tmp*."""
-    try:
-        rel = d.resolve().relative_to(program_dir.resolve())
-    except ValueError:
-        return d
-    return tmp / rel if (tmp / rel).is_dir() else d
+    rel = _inside(d, program_dir)
+    return tmp / rel if rel is not None and (tmp / rel).is_dir() else d
 
 
 def _sibling_includes(program_dir: Path) -> list[str]:
@@ -76,10 +81,9 @@ def _sibling_includes(program_dir: Path) -> list[str]:
 
 
 def _copy_of(src: Path, program_dir: Path, tmp: Path) -> Path:
-    try:
-        return tmp / src.resolve().relative_to(program_dir.resolve())
-    except ValueError:
-        return tmp / src.name
+    """Where a source's rewritten copy goes in *tmp* (sources from outside: by file name)."""
+    rel = _inside(src, program_dir)
+    return tmp / (rel if rel is not None else src.name)
 
 
 @BACKENDS.register("cuda")
