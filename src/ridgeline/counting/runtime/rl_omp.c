@@ -115,24 +115,13 @@ static void invoke(micro_t fn, int *gtid, int *btid, int argc, void **a) {
 
 typedef void (*fork_t)(ident_t *, int, micro_t, ...);
 static void forward_fork(fork_t f, ident_t *loc, int argc, micro_t fn, void **a) {
-  switch (argc) {
-  case 0: f(loc, argc, fn); break;
-  case 1: f(loc, argc, fn, a[0]); break;
-  case 2: f(loc, argc, fn, a[0], a[1]); break;
-  case 3: f(loc, argc, fn, a[0], a[1], a[2]); break;
-  case 4: f(loc, argc, fn, a[0], a[1], a[2], a[3]); break;
-  case 5: f(loc, argc, fn, a[0], a[1], a[2], a[3], a[4]); break;
-  case 6: f(loc, argc, fn, a[0], a[1], a[2], a[3], a[4], a[5]); break;
-  case 7: f(loc, argc, fn, a[0], a[1], a[2], a[3], a[4], a[5], a[6]); break;
-  case 8: f(loc, argc, fn, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]); break;
-  default:
-    /* more arguments: pass all MAXARGS slots (libomp reads argc of them) */
-    f(loc, argc, fn, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11],
-      a[12], a[13], a[14], a[15], a[16], a[17], a[18], a[19], a[20], a[21], a[22], a[23], a[24],
-      a[25], a[26], a[27], a[28], a[29], a[30], a[31], a[32], a[33], a[34], a[35], a[36], a[37],
-      a[38], a[39], a[40], a[41], a[42], a[43], a[44], a[45], a[46], a[47], a[48], a[49], a[50],
-      a[51], a[52], a[53], a[54], a[55], a[56], a[57], a[58], a[59], a[60], a[61], a[62], a[63]);
-  }
+  /* libomp's fork entries are variadic and read argc of the arguments: pass all MAXARGS
+   * slots (COLLECT keeps argc <= MAXARGS; the slots past argc are zero and ignored) */
+  f(loc, argc, fn, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11],
+    a[12], a[13], a[14], a[15], a[16], a[17], a[18], a[19], a[20], a[21], a[22], a[23], a[24],
+    a[25], a[26], a[27], a[28], a[29], a[30], a[31], a[32], a[33], a[34], a[35], a[36], a[37],
+    a[38], a[39], a[40], a[41], a[42], a[43], a[44], a[45], a[46], a[47], a[48], a[49], a[50],
+    a[51], a[52], a[53], a[54], a[55], a[56], a[57], a[58], a[59], a[60], a[61], a[62], a[63]);
 }
 
 #define COLLECT(argc, a)                                                                    \
