@@ -17,11 +17,16 @@ if TYPE_CHECKING:
 __all__ = ["train_command", "refit_command"]
 
 
+def _models_dir() -> Path:
+    """The installed package's models folder (where the shipped model and table live)."""
+    return Path(str(resources.files("ridgeline").joinpath("models")))
+
+
 def train_command(sources: Path, data_dir: str | None, out: str | None,
                   jobs: int | None, max_iter: int | None = None) -> int:
     if not sources.is_dir():
         raise InputFileError(f"--sources {str(sources)!r} is not a folder")
-    dest = Path(out) if out else Path(str(resources.files("ridgeline").joinpath("models")))
+    dest = Path(out) if out else _models_dir()
     dest.mkdir(parents=True, exist_ok=True)
     table = build_table(sources, data_dir, jobs=jobs)
     n_err = int((table["error"].fillna("") != "").sum())
@@ -36,7 +41,7 @@ def refit_command(table_file: str | None, out: str | None,
     and the counted table as it is now (after new CPU-execution counts)."""
     import pandas as pd
 
-    models = Path(str(resources.files("ridgeline").joinpath("models")))
+    models = _models_dir()
     src = Path(table_file) if table_file else models / TABLE_FILE
     if not src.is_file():
         raise InputFileError(f"feature table {str(src)!r} does not exist (build one with "
