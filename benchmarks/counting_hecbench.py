@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> None:
     if out.exists():
         done = {json.loads(line)["source"] for line in out.read_text().splitlines() if line}
     sources = sorted(gt["source"].unique())
-    if args.dataset != "hecbench":
+    if args.dataset != "hecbench" and not args.again:
         # the set's own arguments: programs already run with them (in any results file) are
         # not run again
         seen = _recorded()
@@ -344,6 +344,8 @@ def main() -> None:
                    help="stop a program this long after its last counted launch")
     p.add_argument("--seed", type=int, default=4839)
     p.add_argument("--programs", help="comma-separated program folders (instead of --sample)")
+    p.add_argument("--again", action="store_true",
+                   help="paper-a: run programs even when some results file has them already")
     p.add_argument("--summary", help="write the summary JSON here")
     p.add_argument("--rows", help="write per-row comparison CSV here")
     p.add_argument("--launch", choices=["mean", "first"], default="mean",

@@ -112,3 +112,17 @@ def test_shared_float_atomic_add_is_a_flop(toolchain: None, programs: Path) -> N
     (r,) = count_run(programs / "satom-cuda", "")
     assert r.flops_sp == 64 * 256
     assert r.atomics == 64 * (256 + 32)
+
+
+def test_rows_shared_by_sampled_blocks_come_from_dram_once(toolchain: None,
+                                                          programs: Path) -> None:
+    # 256 x 256 blocks, each reading two 1 kB rows of a 256 kB table: the 8 sampled blocks
+    # read 16 distinct rows, which extrapolated to every block would be 128 MB; the table
+    # and the 256 kB result fit in the L2, so each comes from / goes to DRAM once
+    (r,) = count_run(programs / "pairs-cuda", "256", gpu=["rtx3080", "hd7970"])
+    assert r.blocks_counted < r.blocks_total == 256 * 256
+    assert r.global_load_bytes == pytest.approx(256 * 256 * 2 * 1024)
+    table = result = 256 * 1024
+    for gpu in ("GeForce RTX 3080", "AMD Radeon HD 7970"):
+        assert r.dram_bytes_by_gpu[gpu] == table + result + FLOOR
+    assert r.sectors_read == table // 32

@@ -143,3 +143,15 @@ def test_table_read_by_every_sampled_team_counted_once(libomp: None, programs: P
     assert r.global_load_bytes == pytest.approx(4 * n) and r.global_store_bytes == 4 * n
     reads = r.dram_bytes - FLOOR - 4 * n  # the output is written once
     assert 0 <= reads <= 0.2 * 4 * n, reads
+
+
+def test_heap_rows_shared_by_sampled_teams_come_from_dram_once(libomp: None,
+                                                                programs: Path) -> None:
+    # one team per pair of 1 kB rows of a malloc'd 256 kB table (65536 teams, sampled): the
+    # allocation sizes bound the extrapolated sectors, and both buffers fit in the L2
+    (r,) = count_run(programs / "pairs-omp", "256", gpu="rtx3080")
+    assert r.blocks_counted < r.blocks_total == 256 * 256
+    table = result = 256 * 1024
+    # plus at most a 4 kB frame of the host stack read and written (loop bounds), and a
+    # sector per buffer (malloc aligns to 16 bytes, so each spans one sector more)
+    assert table + result + FLOOR <= r.dram_bytes <= table + result + FLOOR + 2 * 4096 + 64

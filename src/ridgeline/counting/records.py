@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import statistics
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,8 @@ from typing import Any
 from ridgeline.counting.base import LaunchCount
 from ridgeline.counting.mathops import DIV_EXTRA
 
-__all__ = ["load_blocks", "to_launch_count", "INT_KINDS", "read_raw", "LAUNCH_DRAM_FLOOR"]
+__all__ = ["load_blocks", "to_launch_count", "footprint_bound", "INT_KINDS", "read_raw",
+           "LAUNCH_DRAM_FLOOR"]
 
 #: integer kinds summed into int_ops (compares and address arithmetic are integer
 #: instructions on NVIDIA GPUs too; conversions are mostly free there)
@@ -56,6 +58,19 @@ def _dim(v: Any) -> tuple[int, int, int] | None:
     return (int(v[0]), int(v[1]), int(v[2])) if v else None
 
 
+def footprint_bound(raw: dict[str, Any], sscale: float) -> tuple[float, float]:
+    """Most distinct sectors a launch can read and write: the sizes of the allocations its
+    counted blocks touched, plus the sectors outside every known allocation (extrapolated
+    like the accesses, at most the 4 KiB frames they lie in: such data is small, stack
+    arrays, statics, and mostly shared); infinite when the runtime did not report them."""
+    alloc, outside = raw.get("alloc_sectors"), raw.get("outside_sectors")
+    frames = raw.get("outside_frames")
+    if alloc is None or outside is None or frames is None:
+        return math.inf, math.inf
+    return tuple(alloc[k] + min(outside[k] * sscale, 128.0 * frames[k])
+                 for k in (0, 1))  # type: ignore[return-value]
+
+
 def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], backend: str,
                     l2_names: list[str], gpu: str | None) -> LaunchCount:
     total: dict[str, float] = {}
@@ -73,12 +88,21 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
         flops[p] += extra[i]
     ints = {k: total.get(k, 0.0) * scale for k in (*INT_KINDS, "int_conv", "select")}
     int_ops = sum(ints[k] for k in INT_KINDS) + raw.get("extra_int", 0)
+    bound_rd, bound_wr = footprint_bound(raw, sscale)
     by_gpu: dict[str, float] = {}
     floor = LAUNCH_DRAM_FLOOR.get(backend, 0.0)
     for name, l2 in zip(l2_names, raw.get("l2", []), strict=False):
         rd = l2.get("read_miss_weighted")
         rd = float(rd) if rd is not None else l2["read_miss_sectors"] * sscale
-        by_gpu[name] = 32.0 * (rd + l2["write_back_sectors"] * sscale) + floor
+        wb = l2["write_back_sectors"] * sscale
+        size = float(l2.get("bytes", 0))
+        # what the launch reads fits in this L2: each sector comes from DRAM once, whatever
+        # the sampled blocks extrapolate to (reused lines stay; streamed writes age out)
+        if 32.0 * bound_rd <= size:
+            rd = min(rd, bound_rd)
+        if 32.0 * (bound_rd + bound_wr) <= size:
+            wb = min(wb, bound_wr)
+        by_gpu[name] = 32.0 * (rd + wb) + floor
     gl, gs = raw["global_load"], raw["global_store"]
     sh = raw["shared_load"][0] + raw["shared_store"][0]
     rec = LaunchCount(
@@ -89,8 +113,8 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
         global_stores=gs[0] * scale, global_store_bytes=gs[1] * scale,
         shared_accesses=sh * scale,
         atomics=(raw["global_atomic"][0] + raw["shared_atomic"][0]) * scale,
-        sectors_read=raw["sectors_read"] * sscale,
-        sectors_written=raw["sectors_written"] * sscale,
+        sectors_read=min(raw["sectors_read"] * sscale, bound_rd),
+        sectors_written=min(raw["sectors_written"] * sscale, bound_wr),
         dram_bytes_by_gpu=by_gpu,
         grid=_dim(raw.get("grid")),
         block=_dim(raw.get("block")),

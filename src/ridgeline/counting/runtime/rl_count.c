@@ -41,6 +41,95 @@ static uint64_t rl_extra_flops[3], rl_extra_int;
 static uint64_t rl_extra_snap[4];
 static double rl_extra_w[4]; /* extras per counting window, weighted like it */
 
+/* ---- allocations: a launch cannot read more distinct sectors than the buffers it touches.
+ * With sampled blocks the distinct sectors are extrapolated from the sampled ones, which
+ * over-counts data that many blocks share (rows of a table each block pairs up); the sizes
+ * of the allocations the sampled blocks touched bound that extrapolation. ----------------- */
+typedef struct { uintptr_t lo, hi; uint8_t rd, wr; } rl_alloc;
+static rl_alloc *allocs;
+static size_t nallocs, allocs_cap;
+
+static size_t alloc_pos(uintptr_t a) { /* index of the first allocation with lo > a */
+  size_t lo = 0, hi = nallocs;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (allocs[mid].lo <= a) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+static pthread_mutex_t allocs_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void note_locked(uintptr_t a, size_t n) {
+  if (nallocs == allocs_cap) {
+    size_t cap = allocs_cap ? allocs_cap * 2 : 256;
+    rl_alloc *na = __libc_realloc(allocs, cap * sizeof *allocs);
+    if (!na) return; /* untracked: its sectors count as outside every allocation */
+    allocs = na;
+    allocs_cap = cap;
+  }
+  size_t i = alloc_pos(a);
+  if (i && allocs[i - 1].lo == a) { allocs[i - 1].hi = a + n; return; }
+  memmove(&allocs[i + 1], &allocs[i], (nallocs - i) * sizeof *allocs);
+  allocs[i] = (rl_alloc){a, a + n, 0, 0};
+  nallocs++;
+}
+
+static void forget_locked(uintptr_t a) {
+  size_t i = alloc_pos(a);
+  if (i == 0 || allocs[i - 1].lo != a) return;
+  memmove(&allocs[i - 1], &allocs[i], (nallocs - i) * sizeof *allocs);
+  nallocs--;
+}
+
+void __rl_alloc_note(const void *p, size_t n) {
+  if (!p || !n) return;
+  pthread_mutex_lock(&allocs_mu);
+  note_locked((uintptr_t)p, n);
+  pthread_mutex_unlock(&allocs_mu);
+}
+
+void __rl_alloc_forget(const void *p) {
+  if (!p) return;
+  pthread_mutex_lock(&allocs_mu);
+  forget_locked((uintptr_t)p);
+  pthread_mutex_unlock(&allocs_mu);
+}
+
+/* the program's heap buffers (OpenMP arrays mapped to the device are plain host memory):
+ * malloc and friends are wrapped to note blocks of RL_HEAP_MIN bytes and more */
+#define RL_HEAP_MIN 4096
+void *malloc(size_t n) {
+  void *p = __libc_malloc(n);
+  if (p && n >= RL_HEAP_MIN) __rl_alloc_note(p, n);
+  return p;
+}
+void *calloc(size_t k, size_t n) {
+  void *p = __libc_calloc(k, n);
+  if (p && k * n >= RL_HEAP_MIN) __rl_alloc_note(p, k * n);
+  return p;
+}
+void *realloc(void *q, size_t n) {
+  void *p = __libc_realloc(q, n);
+  if (p || !n) __rl_alloc_forget(q);
+  if (p && n >= RL_HEAP_MIN) __rl_alloc_note(p, n);
+  return p;
+}
+void free(void *p) {
+  if (p && nallocs) __rl_alloc_forget(p);
+  __libc_free(p);
+}
+
+static rl_alloc *alloc_of(uintptr_t a, rl_alloc *hint) {
+  if (hint && a >= hint->lo && a < hint->hi) return hint;
+  size_t i = alloc_pos(a);
+  return i && a < allocs[i - 1].hi ? &allocs[i - 1] : NULL;
+}
+
 /* ---- distinct sectors: pages of 4096 sectors (128 KiB), open addressing -------------- */
 #define PAGE_SHIFT 17
 #define PAGE_WORDS 64 /* 4096 bits */
@@ -72,6 +161,39 @@ static rl_page *page_get(uintptr_t key) {
     npages++;
   }
   return last_page = pages[h];
+}
+
+/* sectors read / written outside every known allocation and the 4 KiB frames they lie in,
+ * and the sectors of the allocations read / written (whole buffers: an upper bound on what
+ * the launch touches) */
+static void footprint(uint64_t *out_rd, uint64_t *out_wr, uint64_t *frames,
+                      uint64_t *alloc_rd, uint64_t *alloc_wr) {
+  *out_rd = *out_wr = *alloc_rd = *alloc_wr = frames[0] = frames[1] = 0;
+  uintptr_t last_frame[2] = {0, 0}; /* 4 KiB frames outside allocations, counted once */
+  for (size_t k = 0; k < nallocs; k++) allocs[k].rd = allocs[k].wr = 0;
+  rl_alloc *hint = NULL;
+  for (size_t i = 0; i < npages_cap; i++) {
+    if (!pages[i]) continue;
+    uintptr_t base = pages[i]->key << PAGE_SHIFT;
+    for (int w = 0; w < PAGE_WORDS; w++) {
+      uint64_t bits[2] = {pages[i]->rd[w], pages[i]->wr[w]};
+      for (int k = 0; k < 2; k++)
+        while (bits[k]) {
+          int b = __builtin_ctzll(bits[k]);
+          bits[k] &= bits[k] - 1;
+          uintptr_t a = base + ((uintptr_t)(w * 64 + b) << 5);
+          rl_alloc *al = alloc_of(a, hint);
+          if (al) { hint = al; if (k) al->wr = 1; else al->rd = 1; continue; }
+          if (k) (*out_wr)++; else (*out_rd)++;
+          if ((a >> 12) + 1 != last_frame[k]) { frames[k]++; last_frame[k] = (a >> 12) + 1; }
+        }
+    }
+  }
+  for (size_t k = 0; k < nallocs; k++) {
+    uint64_t span = ((allocs[k].hi - 1) >> 5) - (allocs[k].lo >> 5) + 1; /* sectors */
+    if (allocs[k].rd) *alloc_rd += span;
+    if (allocs[k].wr) *alloc_wr += span;
+  }
 }
 
 static void pages_reset(uint64_t *rd, uint64_t *wr) {
@@ -351,7 +473,8 @@ void __rl_blocks(uint64_t total, uint64_t counted) { blocks_total = total; block
 
 static void emit(void) {
   FILE *f = rl_out;
-  uint64_t srd, swr;
+  uint64_t srd, swr, ord, owr, ofr[2], ard, awr;
+  footprint(&ord, &owr, ofr, &ard, &awr);
   pages_reset(&srd, &swr);
   fprintf(f, "{\"kernel\":\"%s\",\"launch\":%d,", cur_name, cur_index);
   if (grid_s[0]) fprintf(f, "\"grid\":%s,\"block\":%s,", grid_s, block_s);
@@ -376,6 +499,10 @@ static void emit(void) {
   double raw_g = (double)(g_ld.n + g_st.n + g_atom.n);
   double sc = raw_g > 0 ? (rl_mem_w[0] + rl_mem_w[2] + rl_mem_w[12]) / raw_g : 1.0;
   fprintf(f, ",\"sector_scale\":%.17g", sc);
+  fprintf(f, ",\"outside_sectors\":[%llu,%llu],\"outside_frames\":[%llu,%llu]",
+          (unsigned long long)ord, (unsigned long long)owr, (unsigned long long)ofr[0],
+          (unsigned long long)ofr[1]);
+  fprintf(f, ",\"alloc_sectors\":[%llu,%llu]", (unsigned long long)ard, (unsigned long long)awr);
   fprintf(f, ",\"extra_flops\":[%.17g,%.17g,%.17g],\"extra_int\":%.17g", rl_extra_w[0],
           rl_extra_w[1], rl_extra_w[2], rl_extra_w[3]);
   fprintf(f, ",\"spmd\":%d", __rl_spmd_flag);
