@@ -67,8 +67,8 @@ def footprint_bound(raw: dict[str, Any], sscale: float) -> tuple[float, float]:
     frames = raw.get("outside_frames")
     if alloc is None or outside is None or frames is None:
         return math.inf, math.inf
-    return tuple(alloc[k] + min(outside[k] * sscale, 128.0 * frames[k])
-                 for k in (0, 1))  # type: ignore[return-value]
+    rd, wr = (float(alloc[k]) + min(outside[k] * sscale, 128.0 * frames[k]) for k in (0, 1))
+    return rd, wr
 
 
 def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], backend: str,
