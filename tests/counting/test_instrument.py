@@ -9,6 +9,7 @@ from ridgeline.counting.instrument import (
     type_size,
     wrap_omp_regions,
 )
+from ridgeline.counting.mathops import MATH_FLOPS
 
 IR = """define dso_local void @k(ptr %x, ptr %y, i64 %n) {
 entry:
@@ -49,8 +50,8 @@ def test_block_histograms_and_hooks() -> None:
     res = instrument_ir(IR, first_id=10)
     assert sorted(res.blocks) == [10, 11, 12]
     loop = res.blocks[11]
-    # fmuladd = 2 SP, sqrtf = 4 SP (GPU sequence), fdiv double = 1 DP (+ refinement later)
-    assert loop["sp"] == 2 + 4
+    # fmuladd = 2 SP, sqrtf = its GPU sequence, fdiv double = 1 DP (+ refinement later)
+    assert loop["sp"] == 2 + MATH_FLOPS["sqrtf"][1]
     assert loop["dp"] == 1 and loop["div_dp"] == 1
     assert loop["int_arith"] == 1 and loop["int_cmp"] == 1 and loop["int_gep"] == 2
     text = res.text

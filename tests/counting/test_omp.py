@@ -127,7 +127,7 @@ def test_device_code_across_files_counted_host_code_not(libomp: None, programs: 
 
 
 def test_repeated_math_call_counted_once(libomp: None, programs: Path) -> None:
-    # expf(x) + expf(x) * 2: GPU math has no errno, the call is made once (8 FLOPs) + 1 FMA
+    # expf(x) + expf(x) * 2: GPU math has no errno, the call is made once (its GPU sequence) + 1 FMA
     from ridgeline.counting.mathops import MATH_FLOPS
 
     (r,) = count_run(programs / "math-omp", "1024")
