@@ -5,7 +5,7 @@ Run phase (resumable; one JSON line per program in --out):
       --out benchmarks/results/counting_omp.jsonl
 Report phase (figures printed and written to --summary):
   python benchmarks/counting_hecbench.py report --model omp \
-      --out benchmarks/results/counting_omp.jsonl
+      --out benchmarks/results/counting_omp.jsonl [MORE.jsonl ...]
 
 Needs the HeCBench sources in external/gpuFLOPBench/src and $RIDGELINE_DATA.
 """
@@ -50,7 +50,9 @@ def _recorded() -> set[tuple[str, str]]:
 
 def run(args: argparse.Namespace) -> None:
     gt = ground_truth(args.model, args.dataset)
-    out = Path(args.out)
+    if len(args.out) != 1:
+        raise SystemExit("run writes one results file: give one --out")
+    out = Path(args.out[0])
     out.parent.mkdir(parents=True, exist_ok=True)
     done = set()
     if out.exists():
@@ -256,10 +258,12 @@ def _within(a: float, b: float, rel: float, floor: float) -> bool:
 def report(args: argparse.Namespace) -> dict:
     gt = ground_truth(args.model)
     res = {}
-    for line in Path(args.out).read_text().splitlines():
-        if line:
-            r = json.loads(line)
-            res[r["source"]] = r
+    for path in args.out:  # later files win, except that a failure never hides a success
+        for line in Path(path).read_text().splitlines():
+            if line:
+                r = json.loads(line)
+                if "error" not in r or "error" in res.get(r["source"], {"error": 1}):
+                    res[r["source"]] = r
     pairs = gt.groupby(["source", "kernel"]).size().index.tolist()
     ran = [p for p in pairs if p[0] in res]
     causes: Counter[str] = Counter()
@@ -336,7 +340,9 @@ def main() -> None:
     p.add_argument("--dataset", choices=["hecbench", "paper-a"], default="hecbench",
                    help="rows whose programs and arguments are run (run phase; the report "
                         "compares with hecbench's measured counts)")
-    p.add_argument("--out", required=True, help="JSON lines, one per program")
+    p.add_argument("--out", required=True, nargs="+",
+                   help="JSON lines, one per program (report: several files, later ones win "
+                        "unless their run failed where an earlier one succeeded)")
     p.add_argument("--timeout", type=float, default=120)
     p.add_argument("--memory-gb", type=float, default=6)
     p.add_argument("--sample", type=int, default=0, help="random sample of N programs")

@@ -31,23 +31,20 @@ WEIGHTS = {"FADD": 1, "FMUL": 1, "FFMA": 2, "DADD": 1, "DMUL": 1, "DFMA": 2}
 _INSN = re.compile(r"/\*[0-9a-f]{4}\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)")
 
 
+def _kernel(name: str, call: str, ty: str, nargs: int) -> str:
+    params = "".join(f"const {ty}*{v}," for v in "ab"[:nargs])
+    args = ",".join(f"{v}[i]" for v in "ab"[:nargs])
+    return (f"__global__ void k_{name}({params}{ty}*o)"
+            f"{{int i=threadIdx.x;o[i]={call}({args});}}")
+
+
 def kernels() -> str:
     out = []
-    for f in UNARY_SP:
-        out.append(f"__global__ void k_{f}(const float*a,float*o)"
-                   f"{{int i=threadIdx.x;o[i]={f}(a[i]);}}")
-        d = f[:-1]
-        out.append(f"__global__ void k_{d}(const double*a,double*o)"
-                   f"{{int i=threadIdx.x;o[i]={d}(a[i]);}}")
-    for f in BINARY_SP:
-        out.append(f"__global__ void k_{f}(const float*a,const float*b,float*o)"
-                   f"{{int i=threadIdx.x;o[i]={f}(a[i],b[i]);}}")
-        d = f[:-1]
-        out.append(f"__global__ void k_{d}(const double*a,const double*b,double*o)"
-                   f"{{int i=threadIdx.x;o[i]={d}(a[i],b[i]);}}")
-    for name, ty in (("fdiv", "float"), ("ddiv", "double")):
-        out.append(f"__global__ void k_{name}(const {ty}*a,const {ty}*b,{ty}*o)"
-                   "{int i=threadIdx.x;o[i]=a[i]/b[i];}")
+    for fs, nargs in ((UNARY_SP, 1), (BINARY_SP, 2)):
+        for f in fs:
+            out += [_kernel(f, f, "float", nargs), _kernel(f[:-1], f[:-1], "double", nargs)]
+    out += [_kernel("fdiv", "", "float", 2).replace("(a[i],b[i])", "(a[i]/b[i])"),
+            _kernel("ddiv", "", "double", 2).replace("(a[i],b[i])", "(a[i]/b[i])")]
     return "\n".join(out) + "\n"
 
 
