@@ -10,8 +10,7 @@ from ridgeline.counting.records import footprint_bound
 
 
 def test_bound_is_allocations_plus_outside_frames() -> None:
-    raw = {"alloc_sectors": [8192, 1024], "outside_sectors": [3, 0],
-           "outside_frames": [1, 0]}
+    raw = {"alloc_sectors": [8192, 1024], "outside_sectors": [3, 0], "outside_frames": [1, 0]}
     rd, wr = footprint_bound(raw, sscale=1000.0)
     # 3 outside sectors x 1000 would be 3000; one 4 kB frame holds at most 128
     assert rd == 8192 + 128 and wr == 1024

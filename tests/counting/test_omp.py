@@ -155,3 +155,13 @@ def test_heap_rows_shared_by_sampled_teams_come_from_dram_once(libomp: None,
     # plus at most a 4 kB frame of the host stack read and written (loop bounds), and a
     # sector per buffer (malloc aligns to 16 bytes, so each spans one sector more)
     assert table + result + FLOOR <= r.dram_bytes <= table + result + FLOOR + 2 * 4096 + 64
+
+
+def test_stream_over_aligned_buffers_moves_each_byte_once(libomp: None,
+                                                          programs: Path) -> None:
+    # 4096 teams (sampled) stream 4 MB in and 4 MB out of aligned_alloc / posix_memalign
+    # buffers: their sizes bound nothing away, every byte crosses DRAM once
+    n = 1 << 20
+    (r,) = count_run(programs / "stream-omp", str(n), gpu="a100")
+    assert r.blocks_counted < r.blocks_total
+    assert r.dram_bytes == pytest.approx(8 * n + FLOOR, rel=0.01)

@@ -60,9 +60,10 @@ def _dim(v: Any) -> tuple[int, int, int] | None:
 
 def footprint_bound(raw: dict[str, Any], sscale: float) -> tuple[float, float]:
     """Most distinct sectors a launch can read and write: the sizes of the allocations its
-    counted blocks touched, plus the sectors outside every known allocation (extrapolated
-    like the accesses, at most the 4 KiB frames they lie in: such data is small, stack
-    arrays, statics, and mostly shared); infinite when the runtime did not report them."""
+    counted blocks touched (heap blocks of 4 kB and more, device buffers, static data), plus
+    the sectors outside them, extrapolated like the accesses but at most the 4 KiB frames
+    they lie in (stack variables, small heap blocks: small and mostly shared); infinite when
+    the runtime did not report them."""
     alloc, outside = raw.get("alloc_sectors"), raw.get("outside_sectors")
     frames = raw.get("outside_frames")
     if alloc is None or outside is None or frames is None:

@@ -123,6 +123,19 @@ void free(void *p) {
   if (p && nallocs) __rl_alloc_forget(p);
   __libc_free(p);
 }
+extern void *__libc_memalign(size_t, size_t);
+void *memalign(size_t al, size_t n) {
+  void *p = __libc_memalign(al, n);
+  if (p && n >= RL_HEAP_MIN) __rl_alloc_note(p, n);
+  return p;
+}
+void *aligned_alloc(size_t al, size_t n) { return memalign(al, n); }
+int posix_memalign(void **out, size_t al, size_t n) {
+  void *p = memalign(al, n);
+  if (!p) return 12; /* ENOMEM */
+  *out = p;
+  return 0;
+}
 
 static rl_alloc *alloc_of(uintptr_t a, rl_alloc *hint) {
   if (hint && a >= hint->lo && a < hint->hi) return hint;
@@ -165,7 +178,9 @@ static rl_page *page_get(uintptr_t key) {
 
 /* sectors read / written outside every known allocation and the 4 KiB frames they lie in,
  * and the sectors of the allocations read / written (whole buffers: an upper bound on what
- * the launch touches) */
+ * the launch touches). Heap blocks of RL_HEAP_MIN bytes and more, device buffers and the
+ * static data are allocations; what lies elsewhere (stack variables, small heap blocks,
+ * runtime state) is small and mostly shared by every block, so its frames bound it. */
 static void footprint(uint64_t *out_rd, uint64_t *out_wr, uint64_t *frames,
                       uint64_t *alloc_rd, uint64_t *alloc_wr) {
   *out_rd = *out_wr = *alloc_rd = *alloc_wr = frames[0] = frames[1] = 0;
@@ -376,6 +391,8 @@ static void init_once(void) {
   rl_snap = calloc(__rl_nbb + 1, 8);
   rl_acc = calloc(__rl_nbb + 1, sizeof(double));
   main_stack();
+  extern char __data_start[], _end[];
+  __rl_alloc_note(__data_start, (size_t)(_end - __data_start));
 }
 
 static int name_matches(const char *name) {
