@@ -31,20 +31,19 @@ WEIGHTS = {"FADD": 1, "FMUL": 1, "FFMA": 2, "DADD": 1, "DMUL": 1, "DFMA": 2}
 _INSN = re.compile(r"/\*[0-9a-f]{4}\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)")
 
 
-def _kernel(name: str, call: str, ty: str, nargs: int) -> str:
+def _kernel(name: str, ty: str, nargs: int, expr: str = "") -> str:
+    """``k_<name>``: o[i] = expr, by default the call ``name(a[i]{, b[i]})``."""
     params = "".join(f"const {ty}*{v}," for v in "ab"[:nargs])
-    args = ",".join(f"{v}[i]" for v in "ab"[:nargs])
-    return (f"__global__ void k_{name}({params}{ty}*o)"
-            f"{{int i=threadIdx.x;o[i]={call}({args});}}")
+    expr = expr or f"{name}({','.join(f'{v}[i]' for v in 'ab'[:nargs])})"
+    return f"__global__ void k_{name}({params}{ty}*o){{int i=threadIdx.x;o[i]={expr};}}"
 
 
 def kernels() -> str:
     out = []
     for fs, nargs in ((UNARY_SP, 1), (BINARY_SP, 2)):
         for f in fs:
-            out += [_kernel(f, f, "float", nargs), _kernel(f[:-1], f[:-1], "double", nargs)]
-    out += [_kernel("fdiv", "", "float", 2).replace("(a[i],b[i])", "(a[i]/b[i])"),
-            _kernel("ddiv", "", "double", 2).replace("(a[i],b[i])", "(a[i]/b[i])")]
+            out += [_kernel(f, "float", nargs), _kernel(f[:-1], "double", nargs)]
+    out += [_kernel("fdiv", "float", 2, "a[i]/b[i]"), _kernel("ddiv", "double", 2, "a[i]/b[i]")]
     return "\n".join(out) + "\n"
 
 

@@ -32,7 +32,6 @@ void __rl_window_end(void);
 void __rl_window_end_w(double w);
 void __rl_blocks(uint64_t total, uint64_t counted);
 void __rl_alloc_note(const void *p, size_t n);
-void __rl_alloc_forget(const void *p);
 void __rl_set_stack(uintptr_t lo, uintptr_t hi);
 void __rl_set_shared(uintptr_t lo, uintptr_t hi);
 void __rl_count_extra(int prec, uint64_t flops, uint64_t intops);
@@ -300,10 +299,10 @@ void __rl_run_launch(const char *name, dim3 g, dim3 b, size_t, void *ctx, void (
 cudaError_t __rl_malloc(void **p, size_t n) {
   *p = aligned_alloc(256, (n + 255) / 256 * 256 + 256);
   if (!*p) return cudaErrorMemoryAllocation;
-  __rl_alloc_note(*p, n);
+  __rl_alloc_note(*p, n);  // the requested size, and small buffers the heap wrappers skip
   return cudaSuccess;
 }
-cudaError_t cudaFree(void *p) { __rl_alloc_forget(p); free(p); return cudaSuccess; }
+cudaError_t cudaFree(void *p) { free(p); return cudaSuccess; }  // free() forgets p
 cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind) {
   if (n && (!d || !s)) return cudaErrorInvalidValue;  // as CUDA: an error, not a crash
   if (n) memmove(d, s, n);
