@@ -126,3 +126,25 @@ def test_rows_shared_by_sampled_blocks_come_from_dram_once(toolchain: None,
     for gpu in ("GeForce RTX 3080", "AMD Radeon HD 7970"):
         assert r.dram_bytes_by_gpu[gpu] == table + result + FLOOR
     assert r.sectors_read == table // 32
+
+
+def test_per_thread_arrays_move_local_memory_through_dram(toolchain: None,
+                                                          programs: Path) -> None:
+    # every thread zeroes a 1 kB histogram, updates it 64 times and sums it: 1280 B loaded and
+    # 1280 B stored in local memory per thread
+    from ridgeline.counting.dram import local_dram_bytes
+
+    (big,) = count_run(programs / "localarr-cuda", "1024", gpu="rtx3080")
+    threads = 1024 * 128
+    assert big.local_load_bytes == threads * 1280
+    assert big.local_store_bytes == threads * 1280
+    assert 1024 <= big.local_footprint <= 2048  # the array plus the thread's own frame
+    # 131072 threads x ~1 kB overflow the L1s and the L2: most accesses go to DRAM
+    local = local_dram_bytes(threads * 2560, big.local_footprint, threads, 68, 5 << 20)
+    assert local > 0.8 * threads * 2560
+    keys = out = threads * 4
+    assert big.dram_bytes == pytest.approx(keys + out + FLOOR + local)
+    # 8 blocks: 1024 threads' histograms stay cached, DRAM is the keys and results only
+    (small,) = count_run(programs / "localarr-cuda", "8", gpu="rtx3080")
+    assert small.local_store_bytes == 1024 * 1280
+    assert small.dram_bytes == 2 * 1024 * 4 + FLOOR

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ridgeline.counting.dram import L2Config, L2Model, compulsory_dram_bytes, dram_bytes
+from ridgeline.counting.dram import (L2Config, L2Model, compulsory_dram_bytes, dram_bytes,
+                                    local_dram_bytes)
 
 
 def test_streaming_reads_and_writes_are_compulsory() -> None:
@@ -58,3 +59,20 @@ def test_sized_from_catalog() -> None:
 @pytest.mark.parametrize("size", [0, 1])
 def test_tiny_sizes_touch_one_sector(size: int) -> None:
     assert dram_bytes([(64, size, False)], L2Config(1 << 20)).read_bytes == 32
+
+
+def test_local_arrays_that_outgrow_the_caches_miss_in_proportion() -> None:
+    # RTX 3080: 68 SMs x 1024 resident threads x 1 KiB = 68 MiB of local data against
+    # 5 MiB L2 + 68 x 64 KiB L1 = 9.25 MiB of cache: 1 - 9.25 / 68 of the accesses miss
+    sms, l2 = 68, 5 << 20
+    expected = 1e9 * (1 - (5 * 2**20 + 68 * 2**16) / (68 * 1024 * 1024))
+    assert local_dram_bytes(1e9, 1024, 1e6, sms, l2) == pytest.approx(expected)
+    # fewer threads than the GPU holds: only they compete (131072 > 69632 resident, so same)
+    assert local_dram_bytes(1e9, 1024, 131072, sms, l2) == pytest.approx(expected)
+
+
+def test_local_arrays_that_stay_cached_cost_no_dram() -> None:
+    sms, l2 = 68, 5 << 20
+    assert local_dram_bytes(1e9, 64, 1e6, sms, l2) == 0  # 4.25 MiB resident: fits
+    assert local_dram_bytes(1e9, 4096, 1000, sms, l2) == 0  # 4 MB in all: fits
+    assert local_dram_bytes(0, 4096, 1e6, sms, l2) == 0

@@ -165,3 +165,18 @@ def test_stream_over_aligned_buffers_moves_each_byte_once(libomp: None,
     (r,) = count_run(programs / "stream-omp", str(n), gpu="a100")
     assert r.blocks_counted < r.blocks_total
     assert r.dram_bytes == pytest.approx(8 * n + FLOOR, rel=0.01)
+
+
+def test_per_iteration_arrays_move_local_memory_through_dram(libomp: None,
+                                                             programs: Path) -> None:
+    # each of 131072 iterations zeroes a 1 kB histogram, updates it 64 times and sums it:
+    # 1280 B loaded and 1280 B stored in local memory per iteration (plus the host's loop
+    # bounds: a few hundred bytes per region)
+    n = 131072
+    (r,) = count_run(programs / "localarr-omp", str(n), gpu="rtx3080")
+    assert r.local_load_bytes == pytest.approx(n * 1280, rel=1e-4)
+    assert r.local_store_bytes == pytest.approx(n * 1280, rel=1e-4)
+    assert 1024 <= r.local_footprint <= 2048  # distinct stack sectors the region touched
+    # the GPU runs the region with enough threads to fill itself: 68 SMs x 1024 x ~1.5 kB of
+    # histograms overflow the caches, most local accesses reach DRAM
+    assert 0.8 * n * 2560 < r.dram_bytes - 8 * n < n * 2560

@@ -44,6 +44,11 @@ class LaunchCount:
     atomics: float = 0.0
     sectors_read: float = 0.0
     sectors_written: float = 0.0
+    #: per-thread stack arrays (GPU local memory): bytes loaded, stored, and the per-thread
+    #: footprint (deepest stack byte touched; None when the runtime did not report it)
+    local_load_bytes: float = 0.0
+    local_store_bytes: float = 0.0
+    local_footprint: float | None = None
     #: modelled DRAM bytes on the requested GPU (None when no GPU was given)
     dram_bytes: float | None = None
     #: modelled DRAM bytes per GPU catalog name

@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["L2Config", "L2Model", "DramEstimate", "dram_bytes", "compulsory_dram_bytes"]
+__all__ = ["L2Config", "L2Model", "DramEstimate", "dram_bytes", "compulsory_dram_bytes",
+           "local_dram_bytes", "RESIDENT_THREADS_PER_SM", "L1_CACHE_PER_SM"]
 
 SECTOR = 32
 LINE = 128
@@ -120,3 +121,30 @@ def dram_bytes(stream: Iterable[tuple[int, int, bool]], gpu: str | L2Config) -> 
 def compulsory_dram_bytes(sectors_read: float, sectors_written: float) -> float:
     """Lower bound when only distinct-sector counts are known (footprint fits in L2)."""
     return SECTOR * (sectors_read + sectors_written)
+
+
+#: threads resident per SM assumed for kernels with local arrays (register-heavy: half of
+#: Ampere's 2048) and the part of each SM's unified L1 left to caching (the rest: shared)
+RESIDENT_THREADS_PER_SM = 1024
+L1_CACHE_PER_SM = 64 * 1024
+
+
+def local_dram_bytes(accessed: float, footprint: float, threads: float, sm_count: int,
+                     l2_bytes: int) -> float:
+    """DRAM bytes of local memory (per-thread stack arrays the GPU cannot keep in registers).
+
+    *accessed* local bytes (loads + stores, whole launch), *footprint* bytes per thread,
+    *threads* launched. The resident threads' local data compete for the L1s and the L2;
+    when their footprint exceeds those caches, the share of accesses that misses is
+    ``1 - cache / footprint`` (cyclic reuse over more data than fits: LRU keeps little), and
+    a missed access moves its bytes (local memory is interleaved per thread, so a warp's
+    access is whole sectors). Arrays small enough to stay cached cost nothing beyond their
+    first touch, which is left out."""
+    if accessed <= 0 or footprint <= 0 or threads <= 0:
+        return 0.0
+    resident = min(float(threads), float(sm_count * RESIDENT_THREADS_PER_SM))
+    working = footprint * resident
+    cache = float(l2_bytes + sm_count * L1_CACHE_PER_SM)
+    if working <= cache:
+        return 0.0
+    return accessed * (1.0 - cache / working)

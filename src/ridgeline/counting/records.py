@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ridgeline.counting.base import LaunchCount
+from ridgeline.counting.dram import local_dram_bytes
 from ridgeline.counting.mathops import DIV_EXTRA
 
 __all__ = ["load_blocks", "to_launch_count", "footprint_bound", "INT_KINDS", "read_raw",
@@ -72,6 +73,16 @@ def footprint_bound(raw: dict[str, Any], sscale: float) -> tuple[float, float]:
     return rd, wr
 
 
+def _local_dram(gpu_name: str, accessed: float, depth: float | None,
+                threads: float) -> float:
+    if not depth or not threads:
+        return 0.0
+    from ridgeline.hardware import get_gpu
+
+    gpu = get_gpu(gpu_name)
+    return local_dram_bytes(float(accessed), float(depth), threads, gpu.sm_count, gpu.l2_bytes)
+
+
 def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], backend: str,
                     l2_names: list[str], gpu: str | None) -> LaunchCount:
     total: dict[str, float] = {}
@@ -92,6 +103,14 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
     bound_rd, bound_wr = footprint_bound(raw, sscale)
     by_gpu: dict[str, float] = {}
     floor = LAUNCH_DRAM_FLOOR.get(backend, 0.0)
+    ll, ls = raw.get("local_load", [0, 0]), raw.get("local_store", [0, 0])
+    depth = raw.get("local_depth")
+    grid, block = _dim(raw.get("grid")), _dim(raw.get("block"))
+    threads = math.prod(grid) * math.prod(block) if grid and block else 0
+    if backend == "omp" and (grid is None or math.prod(grid) == 1):
+        # the host runs a region as one team unless num_teams is given; on the GPU the
+        # compiler's default team count fills the device
+        threads = math.inf
     for name, l2 in zip(l2_names, raw.get("l2", []), strict=False):
         rd = l2.get("read_miss_weighted")
         rd = float(rd) if rd is not None else l2["read_miss_sectors"] * sscale
@@ -103,7 +122,8 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
             rd = min(rd, bound_rd)
         if 32.0 * (bound_rd + bound_wr) <= size:
             wb = min(wb, bound_wr)
-        by_gpu[name] = 32.0 * (rd + wb) + floor
+        by_gpu[name] = 32.0 * (rd + wb) + floor + _local_dram(name, ll[1] + ls[1], depth,
+                                                              threads)
     gl, gs = raw["global_load"], raw["global_store"]
     sh = raw["shared_load"][0] + raw["shared_store"][0]
     rec = LaunchCount(
@@ -117,8 +137,9 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
         sectors_read=min(raw["sectors_read"] * sscale, bound_rd),
         sectors_written=min(raw["sectors_written"] * sscale, bound_wr),
         dram_bytes_by_gpu=by_gpu,
-        grid=_dim(raw.get("grid")),
-        block=_dim(raw.get("block")),
+        local_load_bytes=float(ll[1]) * scale, local_store_bytes=float(ls[1]) * scale,
+        local_footprint=float(depth) if depth is not None else None,
+        grid=grid, block=block,
         blocks_total=int(raw.get("blocks_total", 1)),
         blocks_counted=int(raw.get("blocks_counted", 1)),
         homogeneous=_homogeneous(raw.get("block_work", [])),

@@ -288,6 +288,40 @@ static void record(uintptr_t a, uint64_t n, int write) {
 }
 
 static uintptr_t rl_omp_sp; /* OpenMP: stack pointer at region entry (0 outside regions) */
+/* per-thread local-memory footprint: the stack arrays the GPU would place in local memory.
+ * Threads run as fibers (CUDA blocks, OpenMP parallel constructs) have their own stacks:
+ * the deepest byte touched below the fiber's top. OpenMP regions run on the host thread's
+ * own stack, where every iteration reuses the same addresses: the distinct 32-byte sectors
+ * the region touched there (its arrays, not the frames between them and the entry) */
+#define LOCAL_SET 131072 /* slots; at most 3/4 used: 3 MB per thread, beyond any cache */
+static uint64_t rl_local_depth;
+static uintptr_t *rl_local_set;
+static uint64_t rl_local_n;
+
+static void local_touch(uintptr_t a, uint64_t n) {
+  if (rl_stack_hi != rl_main_hi) {
+    if (a < rl_stack_hi && rl_stack_hi - a > rl_local_depth) rl_local_depth = rl_stack_hi - a;
+    return;
+  }
+  if (!rl_local_set) rl_local_set = calloc(LOCAL_SET, sizeof *rl_local_set);
+  if (!rl_local_set) return;
+  for (uintptr_t s = a >> 5; s <= (a + (n ? n : 1) - 1) >> 5 && 4 * rl_local_n < 3 * LOCAL_SET;
+       s++) {
+    uint64_t h = (s * 0x9E3779B97F4A7C15ull) >> 47; /* 17 bits */
+    while (rl_local_set[h] && rl_local_set[h] != s) h = (h + 1) & (LOCAL_SET - 1);
+    if (!rl_local_set[h]) {
+      rl_local_set[h] = s;
+      rl_local_n++;
+      if (32 * rl_local_n > rl_local_depth) rl_local_depth = 32 * rl_local_n;
+    }
+  }
+}
+
+static void local_reset(void) {
+  rl_local_depth = 0;
+  if (rl_local_set && rl_local_n) memset(rl_local_set, 0, LOCAL_SET * sizeof *rl_local_set);
+  rl_local_n = 0;
+}
 
 static int classify(uintptr_t a) { /* 0 global, 1 shared, 2 local, 3 register/param */
   /* OpenMP: the host's own frames (arrays declared in main and mapped to the device) are
@@ -306,7 +340,7 @@ void __rl_ld(void *p, uint64_t n) {
   switch (classify(a)) {
   case 0: g_ld.n++; g_ld.bytes += n; record(a, n, 0); break;
   case 1: s_ld.n++; s_ld.bytes += n; break;
-  case 2: l_ld.n++; l_ld.bytes += n; break;
+  case 2: l_ld.n++; l_ld.bytes += n; local_touch(a, n); break;
   default: break;
   }
 }
@@ -317,7 +351,7 @@ void __rl_st(void *p, uint64_t n) {
   switch (classify(a)) {
   case 0: g_st.n++; g_st.bytes += n; record(a, n, 1); break;
   case 1: s_st.n++; s_st.bytes += n; break;
-  case 2: l_st.n++; l_st.bytes += n; break;
+  case 2: l_st.n++; l_st.bytes += n; local_touch(a, n); break;
   default: break;
   }
 }
@@ -421,6 +455,7 @@ int __rl_kbegin(const char *name) {
   memset(&g_ld, 0, sizeof g_ld); memset(&g_st, 0, sizeof g_st);
   memset(&s_ld, 0, sizeof s_ld); memset(&s_st, 0, sizeof s_st);
   memset(&l_ld, 0, sizeof l_ld); memset(&l_st, 0, sizeof l_st);
+  local_reset();
   memset(&g_atom, 0, sizeof g_atom); memset(&s_atom, 0, sizeof s_atom);
   memset(rl_extra_flops, 0, sizeof rl_extra_flops); rl_extra_int = 0;
   memset(rl_extra_w, 0, sizeof rl_extra_w);
@@ -522,7 +557,8 @@ static void emit(void) {
   fprintf(f, ",\"alloc_sectors\":[%llu,%llu]", (unsigned long long)ard, (unsigned long long)awr);
   fprintf(f, ",\"extra_flops\":[%.17g,%.17g,%.17g],\"extra_int\":%.17g", rl_extra_w[0],
           rl_extra_w[1], rl_extra_w[2], rl_extra_w[3]);
-  fprintf(f, ",\"spmd\":%d", __rl_spmd_flag);
+  fprintf(f, ",\"spmd\":%d,\"local_depth\":%llu", __rl_spmd_flag,
+          (unsigned long long)rl_local_depth);
   fprintf(f, ",\"sectors_read\":%llu,\"sectors_written\":%llu,\"l2\":[",
           (unsigned long long)srd, (unsigned long long)swr);
   for (int i = 0; i < nl2; i++) {
