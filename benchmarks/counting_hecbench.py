@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import re
 import time
@@ -24,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ridgeline.counting import ProgramRunError, count_run
+from ridgeline.counting.omp import omp_device_int_ops
 from ridgeline.datasets import load
 from ridgeline.hardware import Counts, get_gpu, get_rule
 
@@ -236,15 +238,23 @@ def _assign(grp: pd.DataFrame, means: dict[int, dict]) -> list[int]:
     return out
 
 
-def _row(src: str, kern: str, g: pd.Series, mean: dict, rule, g3080) -> dict:  # noqa: ANN001
+def _launched(g: pd.Series) -> float:
+    dims = [int(x) for x in re.findall(r"\d+", f"{g['grid_size']} {g['block_size']}")]
+    return float(math.prod(dims)) if len(dims) == 6 else float("nan")
+
+
+def _row(model: str, src: str, kern: str, g: pd.Series, mean: dict, rule,  # noqa: ANN001
+         g3080) -> dict:  # noqa: ANN001
     gname = get_gpu(GPUS.get(str(g["device"]), str(g["device"]))).name
     dram = mean["dram"].get(gname, 0.0)
+    # OpenMP: the GPU's OpenMP runtime adds integer work per launched thread (row's launch)
+    ints = mean["int_ops"] + (omp_device_int_ops(_launched(g)) if model == "omp" else 0.0)
     row = {"source": src, "kernel": kern, "device": g["device"],
            "flops": mean["flops_sp"] + mean["flops_dp"], "flops_gt": g["SP_FLOP"] + g["DP_FLOP"],
-           "int": mean["int_ops"], "int_gt": g["int_ops"], "dram": dram,
+           "int": ints, "int_cpu": mean["int_ops"], "int_gt": g["int_ops"], "dram": dram,
            "dram_gt": g["bytes_total"]}
     if str(g["device"]) == "3080":
-        ours = Counts(mean["flops_sp"], mean["flops_dp"], 0.0, mean["int_ops"], dram)
+        ours = Counts(mean["flops_sp"], mean["flops_dp"], 0.0, ints, dram)
         theirs = Counts(g["SP_FLOP"], g["DP_FLOP"], 0.0, g["int_ops"], g["bytes_total"])
         row["class"] = rule.classify(ours, g3080).value
         row["class_gt"] = rule.classify(theirs, g3080).value
@@ -295,7 +305,7 @@ def report(args: argparse.Namespace) -> dict:
         sel = gt[(gt["source"] == src) & (gt["kernel"] == kern)]
         for _dev, grp in sel.groupby("device"):
             for (_, g), var in zip(grp.iterrows(), _assign(grp, means), strict=True):
-                rows.append(_row(src, kern, g, means[var], rule, g3080))
+                rows.append(_row(args.model, src, kern, g, means[var], rule, g3080))
     df = pd.DataFrame(rows)
     secs = pd.Series([r["seconds"] for r in res.values()])
     summary = {

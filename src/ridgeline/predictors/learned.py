@@ -203,6 +203,7 @@ def features_frame(launch_rows: pd.DataFrame, gpus: list[GPU]) -> pd.DataFrame:
     for c in COUNTED_COLUMNS:
         if c not in base:
             base[c] = float("nan")
+    _add_omp_runtime_int(base)
     gf = pd.DataFrame(g, columns=GPU_COLUMNS)
     gc = pd.DataFrame({
         "gc_t_mem": base["c_dram"].to_numpy(float) - gf["g_bw"].to_numpy(float),
@@ -213,6 +214,26 @@ def features_frame(launch_rows: pd.DataFrame, gpus: list[GPU]) -> pd.DataFrame:
     })
     gc["roof_t_ns"] = _time_bound(base, gf)
     return pd.concat([base, gf, gc], axis=1)
+
+
+def _add_omp_runtime_int(base: pd.DataFrame) -> None:
+    """Counted OpenMP rows: add the integer ops of the GPU's OpenMP runtime per launched
+    thread (:func:`ridgeline.counting.omp.omp_device_int_ops`), which the host execution
+    does not run."""
+    from ridgeline.counting.omp import omp_device_int_ops
+
+    if "is_omp" not in base or "a_launched" not in base:
+        return
+    rows = ((base["is_omp"].to_numpy(float) == 1.0) & (base["c_has"].to_numpy(float) == 1.0)
+            & np.isfinite(base["a_launched"].to_numpy(float)))
+    if not rows.any():
+        return
+    launched = 10.0 ** base.loc[rows, "a_launched"].to_numpy(float) - 1.0
+    extra = np.array([omp_device_int_ops(t) for t in launched])
+    c_int = np.log10(10.0 ** base.loc[rows, "c_int"].to_numpy(float) + extra)
+    base.loc[rows, "c_ai_int"] = base.loc[rows, "c_ai_int"].to_numpy(float) + (
+        c_int - base.loc[rows, "c_int"].to_numpy(float))
+    base.loc[rows, "c_int"] = c_int
 
 
 def _time_bound(base: pd.DataFrame, gf: pd.DataFrame) -> np.ndarray:
