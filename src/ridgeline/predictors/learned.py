@@ -331,8 +331,11 @@ class LearnedPredictor(Predictor):
             be = self.counted[0].get("backend", "?")
             origin = {**a.origin,
                       "flops": f"counted ({be} CPU execution)",
-                      "dram_bytes": f"counted ({be} CPU execution + L2 model of {gpu.name})",
-                      "int_ops": f"counted ({be} CPU execution)",
+                      "dram_bytes": f"counted ({be} CPU execution + L2 and local-memory "
+                                    f"model of {gpu.name})",
+                      "int_ops": f"counted ({be} CPU execution"
+                                 + (" + OpenMP device runtime per thread)" if be == "omp"
+                                    else ")"),
                       "time": "learned (from counts + GPU numbers)"}
         else:
             origin = {**a.origin, "counts": "learned (boosted trees over analysed source "

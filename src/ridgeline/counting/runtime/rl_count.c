@@ -297,6 +297,7 @@ static uintptr_t rl_omp_sp; /* OpenMP: stack pointer at region entry (0 outside 
 static uint64_t rl_local_depth;
 static uintptr_t *rl_local_set;
 static uint64_t rl_local_n;
+static uintptr_t rl_local_recent[256];
 
 static void local_touch(uintptr_t a, uint64_t n) {
   if (rl_stack_hi != rl_main_hi) {
@@ -307,6 +308,8 @@ static void local_touch(uintptr_t a, uint64_t n) {
   if (!rl_local_set) return;
   for (uintptr_t s = a >> 5; s <= (a + (n ? n : 1) - 1) >> 5 && 4 * rl_local_n < 3 * LOCAL_SET;
        s++) {
+    if (rl_local_recent[s & 255] == s) continue; /* seen lately: already in the set */
+    rl_local_recent[s & 255] = s;
     uint64_t h = (s * 0x9E3779B97F4A7C15ull) >> 47; /* 17 bits */
     while (rl_local_set[h] && rl_local_set[h] != s) h = (h + 1) & (LOCAL_SET - 1);
     if (!rl_local_set[h]) {
@@ -320,6 +323,7 @@ static void local_touch(uintptr_t a, uint64_t n) {
 static void local_reset(void) {
   rl_local_depth = 0;
   if (rl_local_set && rl_local_n) memset(rl_local_set, 0, LOCAL_SET * sizeof *rl_local_set);
+  memset(rl_local_recent, 0, sizeof rl_local_recent);
   rl_local_n = 0;
 }
 
