@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from ridgeline.counting.dram import (L2Config, L2Model, compulsory_dram_bytes, dram_bytes,
-                                    local_dram_bytes)
+from ridgeline.counting.dram import (
+    LOCAL_PASSES,
+    L2Config,
+    L2Model,
+    compulsory_dram_bytes,
+    dram_bytes,
+    local_dram_bytes,
+)
 
 
 def test_streaming_reads_and_writes_are_compulsory() -> None:
@@ -68,7 +74,14 @@ def test_local_arrays_that_outgrow_the_caches_miss_in_proportion() -> None:
     expected = 1e9 * (1 - (5 * 2**20 + 68 * 2**16) / (68 * 1024 * 1024))
     assert local_dram_bytes(1e9, 1024, 1e6, sms, l2) == pytest.approx(expected)
     # fewer threads than the GPU holds: only they compete (131072 > 69632 resident, so same)
-    assert local_dram_bytes(1e9, 1024, 131072, sms, l2) == pytest.approx(expected)
+    assert local_dram_bytes(1e8, 1024, 131072, sms, l2) == pytest.approx(expected / 10)
+
+
+def test_local_arrays_swept_many_times_cost_a_few_passes() -> None:
+    # 1e10 bytes accessed over 262144 threads x 176 B (217 accesses per byte): at most four
+    # round trips of the 46 MB of per-thread data reach DRAM
+    got = local_dram_bytes(1e10, 176, 262144, 68, 5 << 20)
+    assert got == pytest.approx(LOCAL_PASSES * 176 * 262144)
 
 
 def test_local_arrays_that_stay_cached_cost_no_dram() -> None:

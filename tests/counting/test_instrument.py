@@ -5,6 +5,7 @@ from __future__ import annotations
 from ridgeline.counting.instrument import (
     classify_call,
     instrument_ir,
+    local_arrays,
     split_top,
     type_size,
     wrap_omp_regions,
@@ -80,3 +81,35 @@ def test_omp_region_wrapper() -> None:
     assert "@__omp_offloading_10_2a_main_l7.rl_body(ptr noundef %0, i64 %1) noinline {" in text
     assert "call i32 @__rl_omp_begin(ptr @__rl_kn0)" in text
     assert "call void @__omp_offloading_10_2a_main_l7.rl_body(ptr %a0, i64 %a1)" in text
+
+
+ARRAYS_IR = """define dso_local void @h(ptr %keys, i64 %k) {
+entry:
+  %hist = alloca [64 x i32], align 16
+  %pair = alloca [2 x i32], align 4
+  %lb = alloca i32, align 4
+  call void @llvm.memset.p0.i64(ptr %hist, i8 0, i64 256, i1 false)
+  store i32 0, ptr %lb, align 4
+  %row = getelementptr inbounds [64 x i32], ptr %hist, i64 0, i64 %k
+  %v = load i32, ptr %row, align 4
+  %next = getelementptr inbounds i32, ptr %row, i64 1
+  store i32 %v, ptr %next, align 4
+  %p1 = getelementptr inbounds [2 x i32], ptr %pair, i64 0, i64 1
+  store i32 %v, ptr %p1, align 4
+  ret void
+}
+declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
+"""
+
+
+def test_stack_arrays_indexed_at_run_time_are_local_memory() -> None:
+    # %hist is indexed by %k: it and every pointer derived from it are local memory (the
+    # memset too); %pair only by constants and %lb a scalar slot: registers on a GPU
+    body = ARRAYS_IR.split("{\n", 1)[1].split("\n}")[0].split("\n")
+    assert local_arrays(body) == {"%hist", "%row", "%next"}
+    text = instrument_ir(ARRAYS_IR).text
+    assert "call void @__rl_sta(ptr %hist, i64 256)" in text
+    assert "call void @__rl_lda(ptr %row, i64 4)" in text
+    assert "call void @__rl_sta(ptr %next, i64 4)" in text
+    assert "call void @__rl_st(ptr %p1, i64 4)" in text
+    assert "call void @__rl_st(ptr %lb, i64 4)" in text

@@ -44,8 +44,8 @@ class LaunchCount:
     atomics: float = 0.0
     sectors_read: float = 0.0
     sectors_written: float = 0.0
-    #: per-thread stack arrays (GPU local memory): bytes loaded, stored, and the per-thread
-    #: footprint (deepest stack byte touched; None when the runtime did not report it)
+    #: stack arrays indexed at run time (GPU local memory): bytes loaded, stored, and the
+    #: per-thread footprint (None when the runtime did not report it)
     local_load_bytes: float = 0.0
     local_store_bytes: float = 0.0
     local_footprint: float | None = None

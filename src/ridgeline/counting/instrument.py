@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from ridgeline.counting.mathops import MATH_FLOPS, MATH_PREFIX_SKIP
 
 __all__ = ["Instrumented", "instrument_ir", "wrap_omp_regions", "OMP_PREFIX", "function_refs",
-           "reachable", "launch_roots"]
+           "reachable", "launch_roots", "local_arrays"]
 
 OMP_PREFIX = "__omp_offloading_"
 
@@ -335,13 +335,61 @@ def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("
                else ln for ln in out]
     out.append("declare void @__rl_ld(ptr, i64)")
     out.append("declare void @__rl_st(ptr, i64)")
+    out.append("declare void @__rl_lda(ptr, i64)")
+    out.append("declare void @__rl_sta(ptr, i64)")
     out.append("declare void @__rl_atom(ptr, i64)")
     out.append("@__rl_bbc = external global [0 x i64]")
     res.text = "\n".join(out) + "\n"
     return res
 
 
+_ALLOCA = re.compile(r"^\s*(%[-\w.$]+)\s*=\s*alloca\s+(\[|<)")
+_GEP = re.compile(r"^\s*(%[-\w.$]+)\s*=\s*getelementptr\s+(?:inbounds\s+)?(.*)$")
+
+
+def local_arrays(body: list[str]) -> set[str]:
+    """Pointers into the function's stack arrays that some access indexes with a run-time
+    value (directly or through GEPs of GEPs): the arrays a GPU compiler keeps in local
+    memory. Arrays indexed only by constants become registers there (and on the CPU after
+    ``opt -O2`` too, mostly), as do scalar stack slots (loop bounds handed to the OpenMP
+    runtime, spilled temporaries); their accesses are not local-memory traffic."""
+    root: dict[str, str] = {}
+    dynamic: set[str] = set()
+    for ln in body:
+        m = _ALLOCA.match(ln)
+        if m:
+            root[m.group(1)] = m.group(1)
+            continue
+        m = _GEP.match(ln)
+        if not m:
+            continue
+        ops = split_top(m.group(2))
+        if len(ops) < 2 or not ops[1].startswith("ptr "):
+            continue
+        base = ops[1].split()[-1]
+        if base not in root:
+            continue
+        root[m.group(1)] = root[base]
+        if any("%" in o for o in ops[2:]):
+            dynamic.add(root[base])
+    return {name for name, r in root.items() if r in dynamic}
+
+
+def _array_hook(hook: str, arrays: set[str]) -> str:
+    """Route a hook whose pointer is a dynamic local array to the runtime's array entry."""
+    if not arrays:
+        return hook
+    out = []
+    for call in hook.split("\n  "):
+        m = re.match(r"call void @__rl_(ld|st)\(ptr (%[-\w.$]+),", call)
+        if m and m.group(2) in arrays:
+            call = call.replace(f"@__rl_{m.group(1)}(", f"@__rl_{m.group(1)}a(", 1)
+        out.append(call)
+    return "\n  ".join(out)
+
+
 def _instrument_body(body: list[str], fname: str, res: Instrumented) -> list[str]:
+    arrays = local_arrays(body)
     out: list[str] = []
     k = 0
     tmp = 0
@@ -366,7 +414,7 @@ def _instrument_body(body: list[str], fname: str, res: Instrumented) -> list[str
             ln = body[k]
             hook = _mem_hook(ln)
             if hook:
-                out.append("  " + hook)
+                out.append("  " + _array_hook(hook, arrays))
             _static_ops(ln, hist)
             cm = _CALL.search(ln)
             if cm:

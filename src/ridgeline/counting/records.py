@@ -103,8 +103,10 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
     bound_rd, bound_wr = footprint_bound(raw, sscale)
     by_gpu: dict[str, float] = {}
     floor = LAUNCH_DRAM_FLOOR.get(backend, 0.0)
-    ll, ls = raw.get("local_load", [0, 0]), raw.get("local_store", [0, 0])
-    depth = raw.get("local_depth")
+    # local memory: accesses to stack arrays indexed at run time (older runtimes reported
+    # every stack access; without the array counters no local traffic is modelled)
+    ll, ls = raw.get("local_array_load", [0, 0]), raw.get("local_array_store", [0, 0])
+    depth = raw.get("local_depth") if "local_array_load" in raw else None
     grid, block = _dim(raw.get("grid")), _dim(raw.get("block"))
     threads = math.prod(grid) * math.prod(block) if grid and block else 0
     if backend == "omp" and (grid is None or math.prod(grid) == 1):

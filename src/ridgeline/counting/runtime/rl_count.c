@@ -32,11 +32,12 @@ static const char *rl_only;
 static const char *rl_expect; /* wanted kernels, one name fragment per line */
 static uint64_t *rl_snap;
 static double *rl_acc;
-static double rl_mem_w[16]; /* weighted memory counters */
-static uint64_t rl_mem_snap[16];
+#define NMEM 10 /* memory counters: pairs of (accesses, bytes) */
+static double rl_mem_w[2 * NMEM]; /* weighted memory counters */
+static uint64_t rl_mem_snap[2 * NMEM];
 
 typedef struct { uint64_t n, bytes; } rl_pair;
-static rl_pair g_ld, g_st, s_ld, s_st, l_ld, l_st, g_atom, s_atom;
+static rl_pair g_ld, g_st, s_ld, s_st, l_ld, l_st, g_atom, s_atom, a_ld, a_st;
 static uint64_t rl_extra_flops[3], rl_extra_int;
 static uint64_t rl_extra_snap[4];
 static double rl_extra_w[4]; /* extras per counting window, weighted like it */
@@ -288,7 +289,7 @@ static void record(uintptr_t a, uint64_t n, int write) {
 }
 
 static uintptr_t rl_omp_sp; /* OpenMP: stack pointer at region entry (0 outside regions) */
-/* per-thread local-memory footprint: the stack arrays the GPU would place in local memory.
+/* per-thread local-memory footprint of the stack arrays indexed at run time (__rl_lda/sta).
  * Threads run as fibers (CUDA blocks, OpenMP parallel constructs) have their own stacks:
  * the deepest byte touched below the fiber's top. OpenMP regions run on the host thread's
  * own stack, where every iteration reuses the same addresses: the distinct 32-byte sectors
@@ -344,7 +345,7 @@ void __rl_ld(void *p, uint64_t n) {
   switch (classify(a)) {
   case 0: g_ld.n++; g_ld.bytes += n; record(a, n, 0); break;
   case 1: s_ld.n++; s_ld.bytes += n; break;
-  case 2: l_ld.n++; l_ld.bytes += n; local_touch(a, n); break;
+  case 2: l_ld.n++; l_ld.bytes += n; break;
   default: break;
   }
 }
@@ -355,9 +356,25 @@ void __rl_st(void *p, uint64_t n) {
   switch (classify(a)) {
   case 0: g_st.n++; g_st.bytes += n; record(a, n, 1); break;
   case 1: s_st.n++; s_st.bytes += n; break;
-  case 2: l_st.n++; l_st.bytes += n; local_touch(a, n); break;
+  case 2: l_st.n++; l_st.bytes += n; break;
   default: break;
   }
+}
+
+/* accesses through pointers into stack arrays indexed at run time (instrument.py
+ * local_arrays): the GPU's local memory. Other stack slots count as local accesses only. */
+void __rl_lda(void *p, uint64_t n) {
+  if (!__rl_on) return;
+  __rl_ld(p, n);
+  uintptr_t a = (uintptr_t)p;
+  if (classify(a) == 2) { a_ld.n++; a_ld.bytes += n; local_touch(a, n); }
+}
+
+void __rl_sta(void *p, uint64_t n) {
+  if (!__rl_on) return;
+  __rl_st(p, n);
+  uintptr_t a = (uintptr_t)p;
+  if (classify(a) == 2) { a_st.n++; a_st.bytes += n; local_touch(a, n); }
 }
 
 void __rl_atom(void *p, uint64_t n) {
@@ -459,6 +476,7 @@ int __rl_kbegin(const char *name) {
   memset(&g_ld, 0, sizeof g_ld); memset(&g_st, 0, sizeof g_st);
   memset(&s_ld, 0, sizeof s_ld); memset(&s_st, 0, sizeof s_st);
   memset(&l_ld, 0, sizeof l_ld); memset(&l_st, 0, sizeof l_st);
+  memset(&a_ld, 0, sizeof a_ld); memset(&a_st, 0, sizeof a_st);
   local_reset();
   memset(&g_atom, 0, sizeof g_atom); memset(&s_atom, 0, sizeof s_atom);
   memset(rl_extra_flops, 0, sizeof rl_extra_flops); rl_extra_int = 0;
@@ -480,8 +498,9 @@ void __rl_launch_shape(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx, uint6
 
 /* counting window: the whole launch (OpenMP) or one sampled block (CUDA) */
 static void mem_vec(uint64_t *v) {
-  rl_pair *ps[8] = {&g_ld, &g_st, &s_ld, &s_st, &l_ld, &l_st, &g_atom, &s_atom};
-  for (int i = 0; i < 8; i++) { v[2 * i] = ps[i]->n; v[2 * i + 1] = ps[i]->bytes; }
+  rl_pair *ps[NMEM] = {&g_ld, &g_st, &s_ld, &s_st, &l_ld, &l_st, &g_atom, &s_atom,
+                       &a_ld, &a_st};
+  for (int i = 0; i < NMEM; i++) { v[2 * i] = ps[i]->n; v[2 * i + 1] = ps[i]->bytes; }
 }
 
 void __rl_window_begin(void) {
@@ -496,14 +515,14 @@ void __rl_window_begin(void) {
 /* close a window whose counts stand for `w` blocks (1 unless blocks are sampled) */
 void __rl_window_end_w(double w) {
   __rl_on = 0;
-  uint64_t work = 0, mv[16];
+  uint64_t work = 0, mv[2 * NMEM];
   for (uint64_t i = 0; i < __rl_nbb; i++) {
     uint64_t d = __rl_bbc[i] - rl_snap[i];
     rl_acc[i] += w * (double)d;
     work += d;
   }
   mem_vec(mv);
-  for (int i = 0; i < 16; i++) rl_mem_w[i] += w * (double)(mv[i] - rl_mem_snap[i]);
+  for (int i = 0; i < 2 * NMEM; i++) rl_mem_w[i] += w * (double)(mv[i] - rl_mem_snap[i]);
   /* a sampled block's read misses stand for the blocks it represents; data the earlier
    * sampled blocks already brought into the L2 (tables every block reads) is not re-counted */
   for (int i = 0; i < nl2; i++) l2s[i].rd_w += w * (double)(l2s[i].rd_miss - l2s[i].rd_snap);
@@ -546,10 +565,11 @@ static void emit(void) {
   for (size_t i = 0; i < nblock_work && i < 64; i++)
     fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)block_work[i]);
   fprintf(f, "]");
-  static const char *mem_names[8] = {"global_load", "global_store", "shared_load",
+  static const char *mem_names[NMEM] = {"global_load", "global_store", "shared_load",
                                      "shared_store", "local_load", "local_store",
-                                     "global_atomic", "shared_atomic"};
-  for (int i = 0; i < 8; i++)
+                                     "global_atomic", "shared_atomic", "local_array_load",
+                                     "local_array_store"};
+  for (int i = 0; i < NMEM; i++)
     fprintf(f, ",\"%s\":[%.17g,%.17g]", mem_names[i], rl_mem_w[2 * i], rl_mem_w[2 * i + 1]);
   /* sectors and L2 misses are seen for counted blocks only: scale like global accesses */
   double raw_g = (double)(g_ld.n + g_st.n + g_atom.n);
