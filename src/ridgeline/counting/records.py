@@ -108,7 +108,7 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
     ll, ls = raw.get("local_array_load", [0, 0]), raw.get("local_array_store", [0, 0])
     depth = raw.get("local_depth") if "local_array_load" in raw else None
     grid, block = _dim(raw.get("grid")), _dim(raw.get("block"))
-    threads = math.prod(grid) * math.prod(block) if grid and block else 0
+    threads: float = float(math.prod(grid) * math.prod(block)) if grid and block else 0.0
     if backend == "omp" and (grid is None or math.prod(grid) == 1):
         # the host runs a region as one team unless num_teams is given; on the GPU the
         # compiler's default team count fills the device
