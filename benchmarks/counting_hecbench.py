@@ -27,7 +27,9 @@ import pandas as pd
 from ridgeline.counting import ProgramRunError, count_run
 from ridgeline.counting.omp import omp_device_int_ops
 from ridgeline.datasets import load
+from ridgeline.errors import LaunchError
 from ridgeline.hardware import Counts, get_gpu, get_rule
+from ridgeline.predictors.base import parse_dim3
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "external" / "gpuFLOPBench" / "src"
@@ -239,8 +241,10 @@ def _assign(grp: pd.DataFrame, means: dict[int, dict]) -> list[int]:
 
 
 def _launched(g: pd.Series) -> float:
-    dims = [int(x) for x in re.findall(r"\d+", f"{g['grid_size']} {g['block_size']}")]
-    return float(math.prod(dims)) if len(dims) == 6 else float("nan")
+    try:
+        return float(math.prod(parse_dim3(g["grid_size"])) * math.prod(parse_dim3(g["block_size"])))
+    except LaunchError:
+        return float("nan")
 
 
 def _row(model: str, src: str, kern: str, g: pd.Series, mean: dict, rule,  # noqa: ANN001
