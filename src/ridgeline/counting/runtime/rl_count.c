@@ -339,42 +339,41 @@ static int classify(uintptr_t a) { /* 0 global, 1 shared, 2 local, 3 register/pa
   return 0;
 }
 
-void __rl_ld(void *p, uint64_t n) {
-  if (!__rl_on) return;
-  uintptr_t a = (uintptr_t)p;
-  switch (classify(a)) {
-  case 0: g_ld.n++; g_ld.bytes += n; record(a, n, 0); break;
-  case 1: s_ld.n++; s_ld.bytes += n; break;
-  case 2: l_ld.n++; l_ld.bytes += n; break;
+/* count one load or store (`write`) of n bytes at a; returns its class */
+static int mem_access(uintptr_t a, uint64_t n, int write) {
+  int k = classify(a);
+  switch (k) {
+  case 0:
+    if (write) { g_st.n++; g_st.bytes += n; } else { g_ld.n++; g_ld.bytes += n; }
+    record(a, n, write);
+    break;
+  case 1: if (write) { s_st.n++; s_st.bytes += n; } else { s_ld.n++; s_ld.bytes += n; } break;
+  case 2: if (write) { l_st.n++; l_st.bytes += n; } else { l_ld.n++; l_ld.bytes += n; } break;
   default: break;
   }
+  return k;
+}
+
+void __rl_ld(void *p, uint64_t n) {
+  if (__rl_on) mem_access((uintptr_t)p, n, 0);
 }
 
 void __rl_st(void *p, uint64_t n) {
-  if (!__rl_on) return;
-  uintptr_t a = (uintptr_t)p;
-  switch (classify(a)) {
-  case 0: g_st.n++; g_st.bytes += n; record(a, n, 1); break;
-  case 1: s_st.n++; s_st.bytes += n; break;
-  case 2: l_st.n++; l_st.bytes += n; break;
-  default: break;
-  }
+  if (__rl_on) mem_access((uintptr_t)p, n, 1);
 }
 
 /* accesses through pointers into stack arrays indexed at run time (instrument.py
  * local_arrays): the GPU's local memory. Other stack slots count as local accesses only. */
 void __rl_lda(void *p, uint64_t n) {
   if (!__rl_on) return;
-  __rl_ld(p, n);
   uintptr_t a = (uintptr_t)p;
-  if (classify(a) == 2) { a_ld.n++; a_ld.bytes += n; local_touch(a, n); }
+  if (mem_access(a, n, 0) == 2) { a_ld.n++; a_ld.bytes += n; local_touch(a, n); }
 }
 
 void __rl_sta(void *p, uint64_t n) {
   if (!__rl_on) return;
-  __rl_st(p, n);
   uintptr_t a = (uintptr_t)p;
-  if (classify(a) == 2) { a_st.n++; a_st.bytes += n; local_touch(a, n); }
+  if (mem_access(a, n, 1) == 2) { a_st.n++; a_st.bytes += n; local_touch(a, n); }
 }
 
 void __rl_atom(void *p, uint64_t n) {
