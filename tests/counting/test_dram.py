@@ -51,6 +51,17 @@ def test_dirty_eviction_written_once() -> None:
     assert est.write_bytes == 17 * 32
 
 
+def test_dirty_sectors_left_at_exit_are_reported_apart() -> None:
+    model = L2Model(L2Config(128 * 16, ways=16))  # one set of 16 lines
+    for i in range(17):  # 17 dirty lines: one evicted, 16 still dirty at the end
+        model.access(128 * i, 4, True)
+    model.access(4096 * 3, 4, False)  # a read evicts a second dirty line
+    est = model.finish()
+    assert est.exit_dirty_bytes == 15 * 32
+    assert est.total_for(exit_writeback=True) == est.total == 32 + 17 * 32
+    assert est.total_for(exit_writeback=False) == 32 + 2 * 32
+
+
 def test_access_straddling_sectors() -> None:
     est = dram_bytes([(30, 4, False)], L2Config(1 << 20))
     assert est.read_bytes == 64

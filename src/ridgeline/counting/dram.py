@@ -4,9 +4,9 @@ The cache is sized from the GPU catalog (``l2_mb``): 128-byte lines of four 32-b
 16-way set-associative, LRU, write-back, write-allocate without fetch (a written sector is
 not read from DRAM first). It starts cold at every launch, as Nsight Compute's default cache
 control flushes caches between profiled kernels. DRAM bytes = 32 x (sector read misses +
-dirty sectors written back, at eviction or at the end of the launch): compulsory misses are
-the distinct sectors, capacity and conflict misses come on top when the footprint exceeds
-the cache.
+dirty sectors written back at eviction + those still dirty at the end of the launch, on GPUs
+whose ``l2_exit_writeback`` says they count): compulsory misses are the distinct sectors,
+capacity and conflict misses come on top when the footprint exceeds the cache.
 
 The counting runtime (``runtime/rl_count.c``) runs the same model in C during execution;
 this module is the reference used for other streams (OpenCL/Oclgrind, tests) and for sizes.
@@ -48,13 +48,20 @@ class L2Config:
 @dataclass(frozen=True)
 class DramEstimate:
     read_bytes: int
+    #: written back at eviction plus the dirty sectors left at the end of the launch
     write_bytes: int
     compulsory_read_bytes: int
     compulsory_write_bytes: int
+    #: the part of write_bytes still dirty in the L2 when the launch ended
+    exit_dirty_bytes: int = 0
 
     @property
     def total(self) -> int:
         return self.read_bytes + self.write_bytes
+
+    def total_for(self, exit_writeback: bool) -> int:
+        """DRAM bytes on a GPU that does (or does not) count the end-of-launch write-back."""
+        return self.total if exit_writeback else self.total - self.exit_dirty_bytes
 
 
 def _set_index(line: int, n_sets: int) -> int:
@@ -108,6 +115,7 @@ class L2Model:
             write_bytes=SECTOR * (self.write_back_sectors + dirty),
             compulsory_read_bytes=SECTOR * len(self._seen_read),
             compulsory_write_bytes=SECTOR * len(self._seen_write),
+            exit_dirty_bytes=SECTOR * dirty,
         )
 
 

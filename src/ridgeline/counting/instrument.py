@@ -39,6 +39,7 @@ _FPOP = re.compile(
 _INTOP = re.compile(
     r"=\s*(add|sub|mul|udiv|sdiv|urem|srem|shl|lshr|ashr|and|or|xor)\s+"
     r"(?:(?:nuw|nsw|exact)\s+)*(<(\d+) x (i\d+)>|i\d+)")
+_DIVS = ("udiv", "sdiv", "urem", "srem")
 _CALL = re.compile(r"\bcall\b.*?@(\"[^\"]+\"|[\w.$]+)\(")
 _VEC = re.compile(r"^<(\d+) x (\w+)>$")
 _OMP_EMULATED = re.compile(
@@ -145,6 +146,14 @@ def _add(hist: dict[str, float], key: str, n: float) -> None:
     hist[key] = hist.get(key, 0) + n
 
 
+def _runtime_divisor(operands: str) -> bool:
+    """Whether the divisor (second operand) of an integer division is a value, not a
+    constant: ``%a, %b`` yes; ``%a, 7`` or a constant vector no (the compiler turns those
+    into multiply-high and shifts, which int_arith already counts at -O2)."""
+    ops = split_top(operands.strip())
+    return len(ops) >= 2 and ops[1].strip().startswith("%")
+
+
 def _static_ops(line: str, hist: dict[str, float]) -> None:
     m = _FPOP.search(line)
     if m:
@@ -162,6 +171,8 @@ def _static_ops(line: str, hist: dict[str, float]) -> None:
             kind = "int_logic" if m.group(1) in ("and", "or", "xor", "shl", "lshr", "ashr") \
                 else "int_arith"
             _add(hist, kind, lanes)
+            if m.group(1) in _DIVS and _runtime_divisor(line[m.end():]):
+                _add(hist, "int_div", lanes)
         return
     if re.search(r"=\s*icmp\s", line):
         _add(hist, "int_cmp", 1)

@@ -12,12 +12,19 @@ from ridgeline.counting.base import LaunchCount
 from ridgeline.counting.dram import local_dram_bytes
 from ridgeline.counting.mathops import DIV_EXTRA
 
-__all__ = ["load_blocks", "to_launch_count", "footprint_bound", "INT_KINDS", "read_raw",
-           "LAUNCH_DRAM_FLOOR"]
+__all__ = ["load_blocks", "to_launch_count", "footprint_bound", "INT_KINDS", "INT_DIV_EXTRA",
+           "read_raw", "LAUNCH_DRAM_FLOOR"]
 
 #: integer kinds summed into int_ops (compares and address arithmetic are integer
 #: instructions on NVIDIA GPUs too; conversions are mostly free there)
 INT_KINDS = ("int_arith", "int_logic", "int_cmp", "int_gep")
+
+#: integer operations a GPU adds to each division or remainder by a run-time divisor (one of
+#: them is in int_arith already): NVIDIA has no integer divider, and nvcc's 32-bit sequence
+#: (reciprocal estimate, two multiply-high corrections, compares, fix-ups) has 14-18 integer
+#: instructions beside 3 conversions (sm_86 SASS: udiv 17, sdiv 22, srem 20 instructions
+#: more than an add); 64-bit divisions take the same path when both operands fit 32 bits
+INT_DIV_EXTRA = 16.0
 
 
 #: DRAM bytes every profiled launch moves besides its data: the profiler flushes the caches
@@ -83,6 +90,12 @@ def _local_dram(gpu_name: str, accessed: float, depth: float | None,
     return local_dram_bytes(float(accessed), float(depth), threads, gpu.sm_count, gpu.l2_bytes)
 
 
+def _exit_writeback(gpu_name: str) -> bool:
+    from ridgeline.hardware import get_gpu
+
+    return get_gpu(gpu_name).l2_exit_writeback
+
+
 def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], backend: str,
                     l2_names: list[str], gpu: str | None) -> LaunchCount:
     total: dict[str, float] = {}
@@ -98,8 +111,10 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
     extra = raw.get("extra_flops", [0, 0, 0])
     for i, p in enumerate(("sp", "dp", "hp")):
         flops[p] += extra[i]
-    ints = {k: total.get(k, 0.0) * scale for k in (*INT_KINDS, "int_conv", "select")}
-    int_ops = sum(ints[k] for k in INT_KINDS) + raw.get("extra_int", 0)
+    ints = {k: total.get(k, 0.0) * scale
+            for k in (*INT_KINDS, "int_div", "int_conv", "select")}
+    int_ops = (sum(ints[k] for k in INT_KINDS) + INT_DIV_EXTRA * ints["int_div"]
+               + raw.get("extra_int", 0))
     bound_rd, bound_wr = footprint_bound(raw, sscale)
     by_gpu: dict[str, float] = {}
     floor = LAUNCH_DRAM_FLOOR.get(backend, 0.0)
@@ -117,6 +132,8 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
         rd = l2.get("read_miss_weighted")
         rd = float(rd) if rd is not None else l2["read_miss_sectors"] * sscale
         wb = l2["write_back_sectors"] * sscale
+        if not _exit_writeback(name):
+            wb -= l2.get("exit_dirty_sectors", 0) * sscale
         size = float(l2.get("bytes", 0))
         # what the launch reads fits in this L2: each sector comes from DRAM once, whatever
         # the sampled blocks extrapolate to (reused lines stay; streamed writes age out)

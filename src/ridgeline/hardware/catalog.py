@@ -66,6 +66,11 @@ class GPU:
     fp32_lanes_per_sm: int | None = None
     fp64_lanes_per_sm: int | None = None
     int32_lanes_per_sm: int | None = None
+    #: whether the dirty L2 sectors a kernel leaves behind count as DRAM writes of that
+    #: kernel (written back within its measured span). True for GA102 (RTX 3080, A10) in the
+    #: HeCBench profiles; false for GA100, whose measured DRAM bytes match the read misses
+    #: plus the evictions alone
+    l2_exit_writeback: bool = True
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @property
@@ -125,6 +130,9 @@ class GPU:
         kwargs = {k: v for k, v in raw.items() if k in known}
         kwargs["aliases"] = tuple(raw.get("aliases", ()))
         kwargs["extra"] = {k: v for k, v in raw.items() if k not in known}
+        if not isinstance(kwargs.get("l2_exit_writeback", True), bool):
+            raise SchemaError(f"{where}: GPU {raw['name']!r} field l2_exit_writeback must be "
+                              f"true or false, got {kwargs['l2_exit_writeback']!r}")
         for k in _REQUIRED[3:13]:
             v = kwargs[k]
             if not isinstance(v, int | float) or v <= 0:

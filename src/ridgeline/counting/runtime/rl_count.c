@@ -233,7 +233,7 @@ static void pages_reset(uint64_t *rd, uint64_t *wr) {
 typedef struct {
   uint64_t bytes, nsets; int ways;
   uint64_t *tag; uint64_t *stamp; uint8_t *valid, *dirty;
-  uint64_t clock, rd_miss, wr_back;
+  uint64_t clock, rd_miss, wr_back; /* wr_back: at eviction */
   uint64_t rd_snap; double rd_w; /* read misses per counting window, weighted like it */
 } rl_l2;
 static rl_l2 l2s[MAX_L2];
@@ -267,10 +267,12 @@ static void l2_access(rl_l2 *c, uint64_t sector, int write) {
   c->stamp[way] = ++c->clock;
 }
 
-static void l2_finish(rl_l2 *c, uint64_t *rd, uint64_t *wb) {
+/* read misses, write-backs at eviction, sectors still dirty at the end of the launch */
+static void l2_finish(rl_l2 *c, uint64_t *rd, uint64_t *wb, uint64_t *exit_dirty) {
   size_t n = c->nsets * (size_t)c->ways;
-  for (size_t i = 0; i < n; i++) c->wr_back += (uint64_t)__builtin_popcount(c->dirty[i]);
-  *rd = c->rd_miss; *wb = c->wr_back;
+  uint64_t left = 0;
+  for (size_t i = 0; i < n; i++) left += (uint64_t)__builtin_popcount(c->dirty[i]);
+  *rd = c->rd_miss; *wb = c->wr_back + left; *exit_dirty = left;
   memset(c->tag, 0, n * 8); memset(c->stamp, 0, n * 8);
   memset(c->valid, 0, n); memset(c->dirty, 0, n);
   c->clock = c->rd_miss = c->wr_back = 0;
@@ -585,14 +587,14 @@ static void emit(void) {
   fprintf(f, ",\"sectors_read\":%llu,\"sectors_written\":%llu,\"l2\":[",
           (unsigned long long)srd, (unsigned long long)swr);
   for (int i = 0; i < nl2; i++) {
-    uint64_t rd, wb;
+    uint64_t rd, wb, left;
     double rdw = l2s[i].rd_w;
     l2s[i].rd_w = 0;
-    l2_finish(&l2s[i], &rd, &wb);
+    l2_finish(&l2s[i], &rd, &wb, &left);
     fprintf(f, "%s{\"bytes\":%llu,\"read_miss_sectors\":%llu,\"write_back_sectors\":%llu,"
-            "\"read_miss_weighted\":%.17g}",
+            "\"exit_dirty_sectors\":%llu,\"read_miss_weighted\":%.17g}",
             i ? "," : "", (unsigned long long)l2s[i].bytes, (unsigned long long)rd,
-            (unsigned long long)wb, rdw);
+            (unsigned long long)wb, (unsigned long long)left, rdw);
   }
   fprintf(f, "]}\n");
   fflush(f);

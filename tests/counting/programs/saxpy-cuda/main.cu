@@ -35,6 +35,11 @@ __global__ void scale_dyn(float *y, int n) {
   if (i < n) y[i] = buf[blockDim.x - 1 - t] * 0.5f;  // 1 SP FLOP
 }
 
+__global__ void idiv(const int *a, const int *d, int *o, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) o[i] = a[i] / d[i] + a[i] / 4;  // one division by a run-time value
+}
+
 int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 65536;
   float *x, *y, *out;
@@ -59,7 +64,18 @@ int main(int argc, char **argv) {
   cudaMemcpy(ho, dout, sizeof ho, cudaMemcpyDeviceToHost);
   scale_dyn<<<n / 128, 128, 128 * sizeof(float)>>>(y, n);
   cudaMemcpy(h, y, n * sizeof(float), cudaMemcpyDeviceToHost);
-  int ok = res == 7.0f * n && ho[0] == 496.0 && ho[1] == 1520.0 && h[0] == 3.5f;
+  int *ia, *id, *io, hi[3] = {0, 0, 0};
+  cudaMalloc(&ia, n * sizeof(int));
+  cudaMalloc(&id, n * sizeof(int));
+  cudaMalloc(&io, n * sizeof(int));
+  int *hb = (int *)malloc(n * sizeof(int));
+  for (int i = 0; i < n; i++) hb[i] = 3 + i % 5;
+  cudaMemcpy(id, hb, n * sizeof(int), cudaMemcpyHostToDevice);
+  for (int i = 0; i < n; i++) hb[i] = 60;
+  cudaMemcpy(ia, hb, n * sizeof(int), cudaMemcpyHostToDevice);
+  idiv<<<(n + 255) / 256, 256>>>(ia, id, io, n);
+  cudaMemcpy(hi, io, sizeof hi, cudaMemcpyDeviceToHost);
+  int ok = hi[0] == 35 && hi[1] == 30 && hi[2] == 27 && res == 7.0f * n && ho[0] == 496.0 && ho[1] == 1520.0 && h[0] == 3.5f;
   printf("sum=%f warps=%f %f y0=%f %s\n", res, ho[0], ho[1], h[0], ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;
 }
