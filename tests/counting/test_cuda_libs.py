@@ -95,12 +95,14 @@ def test_curand_device_and_host_api(toolchain: None, programs: Path) -> None:
     n, k = 1024, 16
     by = _by_kernel(count_run(programs / "curand-cuda", str(n), skip_after=False,
                               timeout=120))
-    assert "ok" in by, "cuRAND draws were not uniform on (0, 1]"
+    assert "ok" in by, "cuRAND draws not uniform on (0, 1], or Philox missed its known answer"
     d = by["draw"][0]
     # each uniform draw: one multiply-add on the 32 random bits, plus the program's add
     assert d.flops_sp == 3 * k * n and d.flops_dp == 0
     assert d.int_ops > 5 * k * n  # the xorwow steps are the program's integer work
     assert by["setup"][0].flops_sp == 0
+    # Philox: four uniforms (a multiply-add each) and three adds per thread
+    assert by["philox"][0].flops_sp == (4 * 2 + 3) * 256
 
 
 def test_bfloat16_storage_and_arithmetic(toolchain: None, programs: Path) -> None:
@@ -132,7 +134,7 @@ def test_rewrites_launches_in_macros_and_through_pointers() -> None:
 def test_simd_within_a_word_intrinsics(toolchain: None, programs: Path) -> None:
     by = _by_kernel(count_run(programs / "simd-cuda", "", skip_after=False, timeout=120))
     assert "ok" in by, "a __v* SIMD intrinsic gave a wrong result"
-    assert by["lanes"][0].global_store_bytes == 16 and by["lanes"][0].flops_sp == 0
+    assert by["lanes"][0].global_store_bytes == 13 * 4 and by["lanes"][0].flops_sp == 0
 
 
 def test_headers_shared_with_a_sibling_port(toolchain: None, tmp_path: Path) -> None:

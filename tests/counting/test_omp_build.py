@@ -50,3 +50,42 @@ def test_host_parallel_loop_with_many_captures(libomp: None, programs: Path) -> 
     (r,) = count_run(programs / "hostfork-omp", "1024")
     assert r.kernel.endswith("main_l16")
     assert r.flops_sp == 1024 and r.global_store_bytes == 4 * 1024
+
+
+def test_headers_of_the_cuda_port_found_before_the_makefiles_folders(libomp: None,
+                                                                     tmp_path: Path) -> None:
+    # an export dropped the link reference.h -> ../x-cuda/reference.h; the Makefile's -I
+    # names an unrelated port with its own reference.h: the build is retried with the CUDA
+    # sibling searched first
+    prog, sib, other = (tmp_path / n for n in ("refomp-omp", "refomp-cuda", "unrelated-cuda"))
+    for d in (prog, sib, other):
+        d.mkdir()
+    (other / "reference.h").write_text("#error not this one\n")
+    (sib / "reference.h").write_text("static const float kScale = 3.0f;\n")
+    (prog / "Makefile").write_text("CFLAGS := -std=c++14 -I../unrelated-cuda\n")
+    (prog / "main.cpp").write_text(
+        '#include "reference.h"\n'
+        "int main() { float x[64];\n"
+        "  for (int i = 0; i < 64; i++) x[i] = 1.0f;\n"
+        "  #pragma omp target teams distribute parallel for map(tofrom: x[0:64])\n"
+        "  for (int i = 0; i < 64; i++) x[i] *= kScale;\n"
+        "  return x[5] == 3.0f ? 0 : 1; }\n")
+    (r,) = count_run(prog, "", timeout=120)
+    assert r.flops_sp == 64
+
+
+def test_standard_headers_the_program_forgot_are_included(libomp: None,
+                                                         tmp_path: Path) -> None:
+    # std::array through <tuple> alone: an incomplete type with current libstdc++
+    prog = tmp_path / "stdarr-omp"
+    prog.mkdir()
+    (prog / "main.cpp").write_text(
+        "#include <tuple>\n"
+        "int main() { std::array<float, 64> x;\n"
+        "  for (int i = 0; i < 64; i++) x[i] = 1.0f;\n"
+        "  float *p = x.data();\n"
+        "  #pragma omp target teams distribute parallel for map(tofrom: p[0:64])\n"
+        "  for (int i = 0; i < 64; i++) p[i] += 2.0f;\n"
+        "  return x[5] == 3.0f ? 0 : 1; }\n")
+    (r,) = count_run(prog, "", timeout=120)
+    assert r.flops_sp == 64

@@ -80,6 +80,14 @@ class OmpBackend(Backend):
                 break
             except ProgramRunError as e:
                 nxt = _next_build(program_dir, e, srcs, flags) if e.cause == "compile" else None
+                sib = _cuda_sibling(program_dir)
+                if (nxt is None or nxt in tried) and e.cause == "compile" and sib and \
+                        sib not in incs[:2]:
+                    # headers an export dropped (links into the CUDA port) are found there,
+                    # before folders the Makefile names (bilateral-omp: -I../ace-cuda)
+                    log.info("%s: build again with %s searched first", program_dir.name, sib)
+                    incs = [program_dir, sib, *(d for d in incs[1:] if d != sib)]
+                    continue
                 if nxt is None or nxt in tried:
                     raise
                 log.info("%s: build again with %s", program_dir.name, nxt)
@@ -87,6 +95,18 @@ class OmpBackend(Backend):
         for r in recs:
             r.kernel = short_region_name(r.kernel)
         return recs
+
+
+_STD_HEADERS = ("array", "vector", "string", "algorithm", "numeric", "functional", "memory",
+                "limits", "cstdint", "cstring", "cmath", "stdexcept", "tuple", "utility")
+
+
+def _cuda_sibling(program_dir: Path) -> Path | None:
+    """``../<name>-cuda`` of an ``<name>-omp`` program, when it exists."""
+    if not program_dir.name.endswith("-omp"):
+        return None
+    sib = program_dir.parent / (program_dir.name[:-4] + "-cuda")
+    return sib.resolve() if sib.is_dir() else None
 
 
 def _next_build(program_dir: Path, err: ProgramRunError, srcs: list[Path], flags: list[str]
@@ -99,6 +119,10 @@ def _next_build(program_dir: Path, err: ProgramRunError, srcs: list[Path], flags
         named = makefile_mentioned_sources(program_dir, "omp")
         if named and set(named) != {p.resolve() for p in srcs}:
             return named, flags
+    # standard headers the program relies on getting through others (older libstdc++ did)
+    if re.search(r"undefined template 'std::|in namespace 'std'|'std::\w+' is not", err.detail) \
+            and "-include" not in flags:
+        return srcs, [*flags, *(f for h in _STD_HEADERS for f in ("-include", h))]
     # C++ callers of functions in .c files want C++ (mangled) names too
     c_failed = re.search(r"clang on \S+\.c failed", err.detail) or (
         undefined and any(p.suffix == ".c" for p in srcs))

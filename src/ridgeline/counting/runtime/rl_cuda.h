@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <tuple>
 #include <type_traits>
 #include <typeinfo>
@@ -244,29 +245,116 @@ static inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((un
 static inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) { return (unsigned long long)(((unsigned __int128)a * b) >> 64); }
 static inline long long __mul64hi(long long a, long long b) { return (long long)(((__int128)a * b) >> 64); }
 /* SIMD within a word: 4 byte lanes or 2 halfword lanes, each lane as its own integer */
-#define RL_SIMD(N, L, T, EXPR)                                                               \
-  static inline unsigned N(unsigned a, unsigned b) {                                         \
-    unsigned r = 0;                                                                          \
-    for (int k = 0; k < 32 / L; k++) {                                                       \
-      T x = (T)(a >> (k * L)), y = (T)(b >> (k * L));                                        \
-      r |= ((unsigned)(EXPR) & ((1u << L) - 1u)) << (k * L);                                 \
-    }                                                                                        \
-    return r;                                                                                \
+template <int L, class T, class F> static inline unsigned __rl_lanes(unsigned a, unsigned b, F f) {
+  unsigned r = 0;
+  for (int k = 0; k < 32 / L; k++) {
+    T x = (T)(a >> (k * L)), y = (T)(b >> (k * L));
+    r |= ((unsigned)f((int)x, (int)y) & ((1u << L) - 1u)) << (k * L);
   }
-RL_SIMD(__vadd4, 8, unsigned char, x + y) RL_SIMD(__vadd2, 16, unsigned short, x + y)
-RL_SIMD(__vsub4, 8, unsigned char, x - y) RL_SIMD(__vsub2, 16, unsigned short, x - y)
-RL_SIMD(__vmaxs4, 8, signed char, x > y ? x : y) RL_SIMD(__vmaxs2, 16, short, x > y ? x : y)
-RL_SIMD(__vmins4, 8, signed char, x < y ? x : y) RL_SIMD(__vmins2, 16, short, x < y ? x : y)
-RL_SIMD(__vmaxu4, 8, unsigned char, x > y ? x : y) RL_SIMD(__vmaxu2, 16, unsigned short, x > y ? x : y)
-RL_SIMD(__vminu4, 8, unsigned char, x < y ? x : y) RL_SIMD(__vminu2, 16, unsigned short, x < y ? x : y)
-RL_SIMD(__vabsdiffu4, 8, unsigned char, x > y ? x - y : y - x)
-RL_SIMD(__vabsdiffu2, 16, unsigned short, x > y ? x - y : y - x)
-RL_SIMD(__vavgu4, 8, unsigned char, ((unsigned)x + y + 1) >> 1)
-RL_SIMD(__vavgu2, 16, unsigned short, ((unsigned)x + y + 1) >> 1)
-RL_SIMD(__vcmpeq4, 8, unsigned char, x == y ? 0xffu : 0u) RL_SIMD(__vcmpeq2, 16, unsigned short, x == y ? 0xffffu : 0u)
-RL_SIMD(__vcmpgtu4, 8, unsigned char, x > y ? 0xffu : 0u) RL_SIMD(__vcmpgts4, 8, signed char, x > y ? 0xffu : 0u)
-RL_SIMD(__vcmpltu4, 8, unsigned char, x < y ? 0xffu : 0u) RL_SIMD(__vcmplts4, 8, signed char, x < y ? 0xffu : 0u)
-#undef RL_SIMD
+  return r;
+}
+template <int L, class T, class F> static inline unsigned __rl_lanesum(unsigned a, unsigned b, F f) {
+  unsigned r = 0;
+  for (int k = 0; k < 32 / L; k++) r += (unsigned)f((int)(T)(a >> (k * L)), (int)(T)(b >> (k * L)));
+  return r;
+}
+template <class T> static inline int __rl_sat(int v) {
+  return v < (int)std::numeric_limits<T>::min() ? (int)std::numeric_limits<T>::min()
+       : v > (int)std::numeric_limits<T>::max() ? (int)std::numeric_limits<T>::max() : v;
+}
+/* one definition per lane layout: 4 = signed/unsigned char lanes, 2 = short lanes */
+#define RL_SIMD_SET(W, L, S, U)                                                              \
+  static inline unsigned __vadd##W(unsigned a, unsigned b) { return __rl_lanes<L, U>(a, b, [](int x, int y) { return x + y; }); } \
+  static inline unsigned __vsub##W(unsigned a, unsigned b) { return __rl_lanes<L, U>(a, b, [](int x, int y) { return x - y; }); } \
+  static inline unsigned __vaddss##W(unsigned a, unsigned b) { return __rl_lanes<L, S>(a, b, [](int x, int y) { return __rl_sat<S>(x + y); }); } \
+  static inline unsigned __vsubss##W(unsigned a, unsigned b) { return __rl_lanes<L, S>(a, b, [](int x, int y) { return __rl_sat<S>(x - y); }); } \
+  static inline unsigned __vaddus##W(unsigned a, unsigned b) { return __rl_lanes<L, U>(a, b, [](int x, int y) { return __rl_sat<U>(x + y); }); } \
+  static inline unsigned __vsubus##W(unsigned a, unsigned b) { return __rl_lanes<L, U>(a, b, [](int x, int y) { return __rl_sat<U>(x - y); }); } \
+  static inline unsigned __vabs##W(unsigned a) { return __rl_lanes<L, S>(a, 0, [](int x, int) { return x < 0 ? -x : x; }); } \
+  static inline unsigned __vabsss##W(unsigned a) { return __rl_lanes<L, S>(a, 0, [](int x, int) { return __rl_sat<S>(x < 0 ? -x : x); }); } \
+  static inline unsigned __vneg##W(unsigned a) { return __rl_lanes<L, S>(a, 0, [](int x, int) { return -x; }); } \
+  static inline unsigned __vnegss##W(unsigned a) { return __rl_lanes<L, S>(a, 0, [](int x, int) { return __rl_sat<S>(-x); }); } \
+  static inline unsigned __vabsdiffs##W(unsigned a, unsigned b) { return __rl_lanes<L, S>(a, b, [](int x, int y) { return x > y ? x - y : y - x; }); } \
+  static inline unsigned __vabsdiffu##W(unsigned a, unsigned b) { return __rl_lanes<L, U>(a, b, [](int x, int y) { return x > y ? x - y : y - x; }); } \
+  static inline unsigned __vavgs##W(unsigned a, unsigned b) { return __rl_lanes<L, S>(a, b, [](int x, int y) { return (x + y + (x + y >= 0 ? 1 : 0)) >> 1; }); } \
+  static inline unsigned __vavgu##W(unsigned a, unsigned b) { return __rl_lanes<L, U>(a, b, [](int x, int y) { return (x + y + 1) >> 1; }); } \
+  static inline unsigned __vhaddu##W(unsigned a, unsigned b) { return __rl_lanes<L, U>(a, b, [](int x, int y) { return (x + y) >> 1; }); } \
+  static inline unsigned __vmaxs##W(unsigned a, unsigned b) { return __rl_lanes<L, S>(a, b, [](int x, int y) { return x > y ? x : y; }); } \
+  static inline unsigned __vmins##W(unsigned a, unsigned b) { return __rl_lanes<L, S>(a, b, [](int x, int y) { return x < y ? x : y; }); } \
+  static inline unsigned __vmaxu##W(unsigned a, unsigned b) { return __rl_lanes<L, U>(a, b, [](int x, int y) { return x > y ? x : y; }); } \
+  static inline unsigned __vminu##W(unsigned a, unsigned b) { return __rl_lanes<L, U>(a, b, [](int x, int y) { return x < y ? x : y; }); } \
+  static inline unsigned __vsads##W(unsigned a, unsigned b) { return __rl_lanesum<L, S>(a, b, [](int x, int y) { return x > y ? x - y : y - x; }); } \
+  static inline unsigned __vsadu##W(unsigned a, unsigned b) { return __rl_lanesum<L, U>(a, b, [](int x, int y) { return x > y ? x - y : y - x; }); }
+/* comparisons: __vcmp* give an all-ones lane where true, __vset* a 1 */
+#define RL_SIMD_CMP(NAME, W, L, T, OP)                                                       \
+  static inline unsigned __vcmp##NAME##W(unsigned a, unsigned b) { return __rl_lanes<L, T>(a, b, [](int x, int y) { return x OP y ? -1 : 0; }); } \
+  static inline unsigned __vset##NAME##W(unsigned a, unsigned b) { return __rl_lanes<L, T>(a, b, [](int x, int y) { return x OP y ? 1 : 0; }); }
+#define RL_SIMD_CMPS(W, L, S, U)                                                             \
+  RL_SIMD_CMP(eq, W, L, U, ==) RL_SIMD_CMP(ne, W, L, U, !=)                                  \
+  RL_SIMD_CMP(ges, W, L, S, >=) RL_SIMD_CMP(gts, W, L, S, >) RL_SIMD_CMP(les, W, L, S, <=)   \
+  RL_SIMD_CMP(lts, W, L, S, <) RL_SIMD_CMP(geu, W, L, U, >=) RL_SIMD_CMP(gtu, W, L, U, >)    \
+  RL_SIMD_CMP(leu, W, L, U, <=) RL_SIMD_CMP(ltu, W, L, U, <)
+RL_SIMD_SET(4, 8, signed char, unsigned char)
+RL_SIMD_SET(2, 16, short, unsigned short)
+RL_SIMD_CMPS(4, 8, signed char, unsigned char)
+RL_SIMD_CMPS(2, 16, short, unsigned short)
+#undef RL_SIMD_SET
+#undef RL_SIMD_CMPS
+#undef RL_SIMD_CMP
+/* DPX functions (CUDA 12): max/min of three, add-then-max/min, ReLU, with predicate */
+static inline int __rl_max3(int a, int b, int c) { return std::max(std::max(a, b), c); }
+static inline int __rl_min3(int a, int b, int c) { return std::min(std::min(a, b), c); }
+template <class T, class F> static inline unsigned __rl_pairs3(unsigned a, unsigned b, unsigned c, F f) {
+  unsigned r = 0;
+  for (int k = 0; k < 2; k++) {
+    int x = (T)(a >> (16 * k)), y = (T)(b >> (16 * k)), z = (T)(c >> (16 * k));
+    r |= ((unsigned)f(x, y, z) & 0xffffu) << (16 * k);
+  }
+  return r;
+}
+static inline int __vimax_s32_relu(int a, int b) { return std::max(std::max(a, b), 0); }
+static inline int __vimin_s32_relu(int a, int b) { return std::max(std::min(a, b), 0); }
+static inline unsigned __vimax_s16x2_relu(unsigned a, unsigned b) { return __rl_pairs3<short>(a, b, 0, [](int x, int y, int) { return std::max(std::max(x, y), 0); }); }
+static inline unsigned __vimin_s16x2_relu(unsigned a, unsigned b) { return __rl_pairs3<short>(a, b, 0, [](int x, int y, int) { return std::max(std::min(x, y), 0); }); }
+static inline int __vimax3_s32(int a, int b, int c) { return __rl_max3(a, b, c); }
+static inline int __vimin3_s32(int a, int b, int c) { return __rl_min3(a, b, c); }
+static inline int __vimax3_s32_relu(int a, int b, int c) { return std::max(__rl_max3(a, b, c), 0); }
+static inline int __vimin3_s32_relu(int a, int b, int c) { return std::max(__rl_min3(a, b, c), 0); }
+static inline unsigned __vimax3_u32(unsigned a, unsigned b, unsigned c) { return std::max(std::max(a, b), c); }
+static inline unsigned __vimin3_u32(unsigned a, unsigned b, unsigned c) { return std::min(std::min(a, b), c); }
+static inline unsigned __vimax3_s16x2(unsigned a, unsigned b, unsigned c) { return __rl_pairs3<short>(a, b, c, __rl_max3); }
+static inline unsigned __vimin3_s16x2(unsigned a, unsigned b, unsigned c) { return __rl_pairs3<short>(a, b, c, __rl_min3); }
+static inline unsigned __vimax3_s16x2_relu(unsigned a, unsigned b, unsigned c) { return __rl_pairs3<short>(a, b, c, [](int x, int y, int z) { return std::max(__rl_max3(x, y, z), 0); }); }
+static inline unsigned __vimin3_s16x2_relu(unsigned a, unsigned b, unsigned c) { return __rl_pairs3<short>(a, b, c, [](int x, int y, int z) { return std::max(__rl_min3(x, y, z), 0); }); }
+static inline unsigned __vimax3_u16x2(unsigned a, unsigned b, unsigned c) { return __rl_pairs3<unsigned short>(a, b, c, __rl_max3); }
+static inline unsigned __vimin3_u16x2(unsigned a, unsigned b, unsigned c) { return __rl_pairs3<unsigned short>(a, b, c, __rl_min3); }
+static inline int __viaddmax_s32(int a, int b, int c) { return std::max(a + b, c); }
+static inline int __viaddmin_s32(int a, int b, int c) { return std::min(a + b, c); }
+static inline int __viaddmax_s32_relu(int a, int b, int c) { return std::max(std::max(a + b, c), 0); }
+static inline int __viaddmin_s32_relu(int a, int b, int c) { return std::max(std::min(a + b, c), 0); }
+static inline unsigned __viaddmax_u32(unsigned a, unsigned b, unsigned c) { return std::max(a + b, c); }
+static inline unsigned __viaddmin_u32(unsigned a, unsigned b, unsigned c) { return std::min(a + b, c); }
+static inline unsigned __viaddmax_s16x2(unsigned a, unsigned b, unsigned c) { return __rl_pairs3<short>(a, b, c, [](int x, int y, int z) { return std::max((int)(short)(x + y), z); }); }
+static inline unsigned __viaddmin_s16x2(unsigned a, unsigned b, unsigned c) { return __rl_pairs3<short>(a, b, c, [](int x, int y, int z) { return std::min((int)(short)(x + y), z); }); }
+static inline unsigned __viaddmax_s16x2_relu(unsigned a, unsigned b, unsigned c) { return __rl_pairs3<short>(a, b, c, [](int x, int y, int z) { return std::max(std::max((int)(short)(x + y), z), 0); }); }
+static inline unsigned __viaddmin_s16x2_relu(unsigned a, unsigned b, unsigned c) { return __rl_pairs3<short>(a, b, c, [](int x, int y, int z) { return std::max(std::min((int)(short)(x + y), z), 0); }); }
+static inline unsigned __viaddmax_u16x2(unsigned a, unsigned b, unsigned c) { return __rl_pairs3<unsigned short>(a, b, c, [](int x, int y, int z) { return std::max((int)(unsigned short)(x + y), z); }); }
+static inline unsigned __viaddmin_u16x2(unsigned a, unsigned b, unsigned c) { return __rl_pairs3<unsigned short>(a, b, c, [](int x, int y, int z) { return std::min((int)(unsigned short)(x + y), z); }); }
+static inline int __vibmax_s32(int a, int b, bool *p) { *p = a >= b; return a >= b ? a : b; }
+static inline int __vibmin_s32(int a, int b, bool *p) { *p = a <= b; return a <= b ? a : b; }
+static inline unsigned __vibmax_u32(unsigned a, unsigned b, bool *p) { *p = a >= b; return a >= b ? a : b; }
+static inline unsigned __vibmin_u32(unsigned a, unsigned b, bool *p) { *p = a <= b; return a <= b ? a : b; }
+template <class T, bool MAX> static inline unsigned __rl_ib16x2(unsigned a, unsigned b, bool *hi, bool *lo) {
+  int xl = (T)a, yl = (T)b, xh = (T)(a >> 16), yh = (T)(b >> 16);
+  *lo = MAX ? xl >= yl : xl <= yl;
+  *hi = MAX ? xh >= yh : xh <= yh;
+  unsigned l = (unsigned)(*lo ? xl : yl) & 0xffffu, h = (unsigned)(*hi ? xh : yh) & 0xffffu;
+  return (h << 16) | l;
+}
+static inline unsigned __vibmax_s16x2(unsigned a, unsigned b, bool *hi, bool *lo) { return __rl_ib16x2<short, true>(a, b, hi, lo); }
+static inline unsigned __vibmin_s16x2(unsigned a, unsigned b, bool *hi, bool *lo) { return __rl_ib16x2<short, false>(a, b, hi, lo); }
+static inline unsigned __vibmax_u16x2(unsigned a, unsigned b, bool *hi, bool *lo) { return __rl_ib16x2<unsigned short, true>(a, b, hi, lo); }
+static inline unsigned __vibmin_u16x2(unsigned a, unsigned b, bool *hi, bool *lo) { return __rl_ib16x2<unsigned short, false>(a, b, hi, lo); }
 static inline int __sad(int a, int b, unsigned c) { return (a > b ? a - b : b - a) + (int)c; }
 static inline unsigned __usad(unsigned a, unsigned b, unsigned c) { return (a > b ? a - b : b - a) + c; }
 static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) { unsigned long long v = ((unsigned long long)y << 32) | x; unsigned r = 0; for (int i = 0; i < 4; i++) { unsigned sel = (s >> (4 * i)) & 7; r |= (unsigned)((v >> (8 * sel)) & 0xff) << (8 * i); } return r; }

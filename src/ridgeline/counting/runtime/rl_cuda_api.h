@@ -176,6 +176,16 @@ static inline __half2 operator*(__half2 a, __half2 b) { return __half2{a.x * b.x
 static inline __half2 operator-(__half2 a) { return __half2{-a.x, -a.y}; }
 static inline __half atomicAdd(__half *a, __half v) { __half o = *a; *a = o + v; return o; }
 
+/* std::apply is C++17; programs may be built as C++14 */
+template <class F, class T, std::size_t... I>
+static inline void __rl_apply_seq(F &&f, T &t, std::index_sequence<I...>) {
+  f(std::get<I>(t)...);
+}
+template <class F, class T> static inline void __rl_apply(F &&f, T &t) {
+  __rl_apply_seq(std::forward<F>(f), t,
+                 std::make_index_sequence<std::tuple_size<typename std::decay<T>::type>::value>());
+}
+
 /* ---- launches: name<<<g, b, shmem, stream>>>(args) is rewritten to
  * __rl_launcher("name", name, g, b, shmem, stream)(args) ------------------------------ */
 template <class... P> struct __rl_Launch {
@@ -185,7 +195,7 @@ template <class... P> struct __rl_Launch {
     struct Ctx { void (*k)(P...); decltype(args) *t; } ctx{kernel, &args};
     __rl_run_launch(name, grid, block, shmem, &ctx, [](void *c) {
       Ctx *x = static_cast<Ctx *>(c);
-      std::apply(x->k, *x->t);
+      __rl_apply(x->k, *x->t);
     });
   }
 };
@@ -204,7 +214,7 @@ template <class F> struct __rl_LaunchF {
     struct Ctx { const F *f; decltype(args) *t; } ctx{&f, &args};
     __rl_run_launch(name, grid, block, shmem, &ctx, [](void *c) {
       Ctx *x = static_cast<Ctx *>(c);
-      std::apply(*x->f, *x->t);
+      __rl_apply(*x->f, *x->t);
     });
   }
 };

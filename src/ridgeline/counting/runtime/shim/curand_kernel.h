@@ -64,6 +64,74 @@ static inline float curand_log_normal(curandStateXORWOW *s, float m, float sd) {
   return expf(m + sd * curand_normal(s));
 }
 
+/* Philox4x32-10 (Salmon et al., SC'11: a counter-based generator, four 32-bit outputs per
+ * counter value, ten rounds of two multiply-high mixes and a Weyl-sequence key). The key is
+ * the seed; the subsequence is the counter's upper half; offset skips that many outputs. */
+struct curandStatePhilox4_32_10 {
+  unsigned int ctr[4], key[2], out[4];
+  int idx; /* next output in out[] (4: a new block is due) */
+  int has_normal; float normal; double normal_d;
+};
+typedef curandStatePhilox4_32_10 curandStatePhilox4_32_10_t;
+static inline void __rl_philox_block(curandStatePhilox4_32_10 *s) {
+  unsigned int c0 = s->ctr[0], c1 = s->ctr[1], c2 = s->ctr[2], c3 = s->ctr[3];
+  unsigned int k0 = s->key[0], k1 = s->key[1];
+  for (int r = 0; r < 10; r++) {
+    unsigned long long p0 = 0xD2511F53ull * c0, p1 = 0xCD9E8D57ull * c2;
+    unsigned int n0 = (unsigned int)(p1 >> 32) ^ c1 ^ k0, n2 = (unsigned int)(p0 >> 32) ^ c3 ^ k1;
+    c1 = (unsigned int)p1; c3 = (unsigned int)p0; c0 = n0; c2 = n2;
+    k0 += 0x9E3779B9u; k1 += 0xBB67AE85u;
+  }
+  s->out[0] = c0; s->out[1] = c1; s->out[2] = c2; s->out[3] = c3;
+  if (++s->ctr[0] == 0 && ++s->ctr[1] == 0 && ++s->ctr[2] == 0) ++s->ctr[3];
+  s->idx = 0;
+}
+static inline unsigned int curand(curandStatePhilox4_32_10 *s) {
+  if (s->idx >= 4) __rl_philox_block(s);
+  return s->out[s->idx++];
+}
+static inline void curand_init(unsigned long long seed, unsigned long long subsequence,
+                               unsigned long long offset, curandStatePhilox4_32_10 *s) {
+  s->key[0] = (unsigned int)seed; s->key[1] = (unsigned int)(seed >> 32);
+  s->ctr[0] = (unsigned int)(offset / 4); s->ctr[1] = (unsigned int)(offset / 4 >> 32);
+  s->ctr[2] = (unsigned int)subsequence; s->ctr[3] = (unsigned int)(subsequence >> 32);
+  s->idx = 4; s->has_normal = 0;
+  if (offset % 4) { __rl_philox_block(s); s->idx = (int)(offset % 4); }
+}
+static inline uint4 curand4(curandStatePhilox4_32_10 *s) {
+  uint4 r; r.x = curand(s); r.y = curand(s); r.z = curand(s); r.w = curand(s);
+  return r;
+}
+static inline float curand_uniform(curandStatePhilox4_32_10 *s) {
+  return curand(s) * RL_CURAND_2POW32_INV + RL_CURAND_2POW32_INV / 2.0f;
+}
+static inline float4 curand_uniform4(curandStatePhilox4_32_10 *s) {
+  float4 r; r.x = curand_uniform(s); r.y = curand_uniform(s); r.z = curand_uniform(s);
+  r.w = curand_uniform(s);
+  return r;
+}
+static inline double curand_uniform_double(curandStatePhilox4_32_10 *s) {
+  unsigned long long x = curand(s), y = curand(s);
+  return (x ^ (y << (53 - 32))) * RL_CURAND_2POW53_INV + RL_CURAND_2POW53_INV / 2.0;
+}
+static inline float curand_normal(curandStatePhilox4_32_10 *s) {
+  if (s->has_normal) { s->has_normal = 0; return s->normal; }
+  float u = curand_uniform(s), v = curand_uniform(s);
+  float r = sqrtf(-2.0f * logf(u)), a = 6.2831853f * v;
+  s->normal = r * sinf(a);
+  s->has_normal = 1;
+  return r * cosf(a);
+}
+static inline float4 curand_normal4(curandStatePhilox4_32_10 *s) {
+  float4 r; r.x = curand_normal(s); r.y = curand_normal(s); r.z = curand_normal(s);
+  r.w = curand_normal(s);
+  return r;
+}
+static inline double curand_normal_double(curandStatePhilox4_32_10 *s) {
+  double u = curand_uniform_double(s), v = curand_uniform_double(s);
+  return std::sqrt(-2.0 * std::log(u)) * std::cos(6.283185307179586 * v);
+}
+
 /* ---- host API ------------------------------------------------------------------------------ */
 enum curandStatus { CURAND_STATUS_SUCCESS = 0, CURAND_STATUS_NOT_INITIALIZED = 101 };
 typedef enum curandStatus curandStatus_t;
