@@ -247,9 +247,9 @@ def _launched(g: pd.Series) -> float:
         return float("nan")
 
 
-def _row(model: str, src: str, kern: str, g: pd.Series, mean: dict, rule,  # noqa: ANN001
-         g3080) -> dict:  # noqa: ANN001
-    gname = get_gpu(GPUS.get(str(g["device"]), str(g["device"]))).name
+def _row(model: str, src: str, kern: str, g: pd.Series, mean: dict, rule) -> dict:  # noqa: ANN001
+    gpu = get_gpu(GPUS.get(str(g["device"]), str(g["device"])))
+    gname = gpu.name
     dram = mean["dram"].get(gname, 0.0)
     # OpenMP: the GPU's OpenMP runtime adds integer work per launched thread (row's launch)
     ints = mean["int_ops"] + (omp_device_int_ops(_launched(g)) if model == "omp" else 0.0)
@@ -257,11 +257,10 @@ def _row(model: str, src: str, kern: str, g: pd.Series, mean: dict, rule,  # noq
            "flops": mean["flops_sp"] + mean["flops_dp"], "flops_gt": g["SP_FLOP"] + g["DP_FLOP"],
            "int": ints, "int_cpu": mean["int_ops"], "int_gt": g["int_ops"], "dram": dram,
            "dram_gt": g["bytes_total"]}
-    if str(g["device"]) == "3080":
-        ours = Counts(mean["flops_sp"], mean["flops_dp"], 0.0, ints, dram)
-        theirs = Counts(g["SP_FLOP"], g["DP_FLOP"], 0.0, g["int_ops"], g["bytes_total"])
-        row["class"] = rule.classify(ours, g3080).value
-        row["class_gt"] = rule.classify(theirs, g3080).value
+    ours = Counts(mean["flops_sp"], mean["flops_dp"], 0.0, ints, dram)
+    theirs = Counts(g["SP_FLOP"], g["DP_FLOP"], 0.0, g["int_ops"], g["bytes_total"])
+    row["class"] = rule.classify(ours, gpu).value
+    row["class_gt"] = rule.classify(theirs, gpu).value
     return row
 
 
@@ -284,7 +283,6 @@ def report(args: argparse.Namespace) -> dict:
     counted = 0
     rows = []
     rule = get_rule("paper-a")
-    g3080 = get_gpu("rtx3080")
     for src, kern in ran:
         r = res[src]
         if "error" in r:
@@ -309,7 +307,7 @@ def report(args: argparse.Namespace) -> dict:
         sel = gt[(gt["source"] == src) & (gt["kernel"] == kern)]
         for _dev, grp in sel.groupby("device"):
             for (_, g), var in zip(grp.iterrows(), _assign(grp, means), strict=True):
-                rows.append(_row(args.model, src, kern, g, means[var], rule, g3080))
+                rows.append(_row(args.model, src, kern, g, means[var], rule))
     df = pd.DataFrame(rows)
     secs = pd.Series([r["seconds"] for r in res.values()])
     summary = {
@@ -328,15 +326,18 @@ def report(args: argparse.Namespace) -> dict:
                  zip(dr.dram, dr.dram_gt, strict=True)]
         it = df[df.int_gt > 0]
         cl = df.dropna(subset=["class", "class_gt"]) if "class" in df else df.iloc[:0]
+        right = cl["class"] == cl["class_gt"]
+        c3080 = cl["device"].astype(str) == "3080"
         summary.update({
             "rows_compared": len(df),
             "flops_within_5pct": sum(fl_ok) / len(df),
             "dram_within_2x": sum(dr_ok) / max(1, len(dr)),
             "int_ops_median_ratio": float((it["int"] / it["int_gt"]).median()),
             "int_ops_within_2x": float(((it["int"] / it["int_gt"]).between(0.5, 2)).mean()),
-            "paper_a_class_accuracy_3080": float((cl["class"] == cl["class_gt"]).mean())
-            if len(cl) else None,
-            "paper_a_rows": len(cl),
+            "paper_a_class_accuracy_3080": float(right[c3080].mean()) if c3080.any() else None,
+            "paper_a_rows": int(c3080.sum()),
+            "paper_a_class_accuracy_by_gpu": {str(d): float(v) for d, v in
+                                              right.groupby(cl["device"].astype(str)).mean().items()},
         })
         if args.rows:
             df.to_csv(args.rows, index=False)
