@@ -87,6 +87,21 @@ def test_block_sampling_extrapolates_exactly_on_uniform_grid(toolchain: None,
     assert r.homogeneous
 
 
+def test_sampled_launch_leaves_at_most_a_full_l2_dirty_on_the_a100(toolchain: None,
+                                                                   programs: Path) -> None:
+    # 64 MB of x and y read, 64 MB of y written, 8 blocks of 65536 sampled: the 8 sampled
+    # blocks' writes are all still dirty in the model L2, but the whole launch leaves at
+    # most a full L2 behind, a third of it dirty (writes are a third of the sectors)
+    n = 1 << 24
+    (r,) = count_run(programs / "saxpy-cuda", str(n), kernel="saxpy", launches=1,
+                     gpu=["rtx3080", "a100"], sample_threshold=1024, sample_blocks=8)
+    assert r.blocks_counted == 8
+    assert r.dram_bytes == pytest.approx(12 * n + FLOOR)
+    a100_l2 = 40 * 2**20
+    assert r.dram_bytes_by_gpu["NVIDIA A100 SXM4 40GB"] == pytest.approx(
+        12 * n - a100_l2 / 3 + FLOOR, rel=1e-3)
+
+
 def test_l2_capacity_misses(toolchain: None, programs: Path) -> None:
     # Radeon HD 7970: 0.75 MiB L2. 8 MB scanned twice misses twice; 400 kB once.
     (big,) = count_run(programs / "rescan-cuda", "2000000", gpu="hd7970")

@@ -116,6 +116,8 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
     int_ops = (sum(ints[k] for k in INT_KINDS) + INT_DIV_EXTRA * ints["int_div"]
                + raw.get("extra_int", 0))
     bound_rd, bound_wr = footprint_bound(raw, sscale)
+    srd = min(raw["sectors_read"] * sscale, bound_rd)
+    swr = min(raw["sectors_written"] * sscale, bound_wr)
     by_gpu: dict[str, float] = {}
     floor = LAUNCH_DRAM_FLOOR.get(backend, 0.0)
     # local memory: accesses to stack arrays indexed at run time (older runtimes reported
@@ -132,9 +134,13 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
         rd = l2.get("read_miss_weighted")
         rd = float(rd) if rd is not None else l2["read_miss_sectors"] * sscale
         wb = l2["write_back_sectors"] * sscale
-        if not _exit_writeback(name):
-            wb -= l2.get("exit_dirty_sectors", 0) * sscale
         size = float(l2.get("bytes", 0))
+        if not _exit_writeback(name):
+            # the GPU keeps its dirty sectors at the end of the launch. Sampled blocks fill
+            # the model L2 less than the whole launch would: what stays dirty is at most
+            # the written share of a full L2
+            ws = swr / (srd + swr) if srd + swr > 0 else 0.0
+            wb = max(0.0, wb - min(l2.get("exit_dirty_sectors", 0) * sscale, ws * size / 32.0))
         # what the launch reads fits in this L2: each sector comes from DRAM once, whatever
         # the sampled blocks extrapolate to (reused lines stay; streamed writes age out)
         if 32.0 * bound_rd <= size:
@@ -153,8 +159,7 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
         global_stores=gs[0] * scale, global_store_bytes=gs[1] * scale,
         shared_accesses=sh * scale,
         atomics=(raw["global_atomic"][0] + raw["shared_atomic"][0]) * scale,
-        sectors_read=min(raw["sectors_read"] * sscale, bound_rd),
-        sectors_written=min(raw["sectors_written"] * sscale, bound_wr),
+        sectors_read=srd, sectors_written=swr,
         dram_bytes_by_gpu=by_gpu,
         local_load_bytes=float(ll[1]) * scale, local_store_bytes=float(ls[1]) * scale,
         local_footprint=float(depth) if depth is not None else None,
