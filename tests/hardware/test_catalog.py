@@ -131,6 +131,11 @@ def test_bad_user_files(tmp_path):
     )
     with pytest.raises(SchemaError, match="sm_count must be a positive number"):
         load_catalog(neg)
+    flag = tmp_path / "flag.toml"
+    flag.write_text(neg.read_text().replace("sm_count=-1", "sm_count=1")
+                    + "l2_exit_writeback = 'no'\n")
+    with pytest.raises(SchemaError, match="l2_exit_writeback must be true or false, got 'no'"):
+        load_catalog(flag)
     syntax = tmp_path / "syntax.toml"
     syntax.write_text("[[gpu]\n")
     with pytest.raises(InputFileError, match="syntax.toml"):
@@ -147,3 +152,5 @@ def test_gpu_is_numbers_not_name():
     assert g.bandwidth == pytest.approx(1555e9)
     assert g.l2_bytes == 40 * 1024 * 1024
     assert g.sm_arch == "sm_80"
+    # GA100 keeps the dirty L2 sectors a kernel leaves; GA102 writes them within the kernel
+    assert not g.l2_exit_writeback and get_gpu("rtx3080").l2_exit_writeback
