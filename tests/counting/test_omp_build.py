@@ -52,6 +52,18 @@ def test_host_parallel_loop_with_many_captures(libomp: None, programs: Path) -> 
     assert r.flops_sp == 1024 and r.global_store_bytes == 4 * 1024
 
 
+def _scale_program(prog: Path, include: str, array: str, op: str) -> None:
+    """A program whose one target region applies *op* (``*= kScale``) to 64 ones."""
+    (prog / "main.cpp").write_text(
+        f"#include {include}\n"
+        f"int main() {{ {array} x;\n"
+        "  for (int i = 0; i < 64; i++) x[i] = 1.0f;\n"
+        "  float *p = &x[0];\n"
+        "  #pragma omp target teams distribute parallel for map(tofrom: p[0:64])\n"
+        f"  for (int i = 0; i < 64; i++) p[i] {op};\n"
+        "  return x[5] == 3.0f ? 0 : 1; }\n")
+
+
 def test_headers_of_the_cuda_port_found_before_the_makefiles_folders(libomp: None,
                                                                      tmp_path: Path) -> None:
     # an export dropped the link reference.h -> ../x-cuda/reference.h; the Makefile's -I
@@ -63,13 +75,7 @@ def test_headers_of_the_cuda_port_found_before_the_makefiles_folders(libomp: Non
     (other / "reference.h").write_text("#error not this one\n")
     (sib / "reference.h").write_text("static const float kScale = 3.0f;\n")
     (prog / "Makefile").write_text("CFLAGS := -std=c++14 -I../unrelated-cuda\n")
-    (prog / "main.cpp").write_text(
-        '#include "reference.h"\n'
-        "int main() { float x[64];\n"
-        "  for (int i = 0; i < 64; i++) x[i] = 1.0f;\n"
-        "  #pragma omp target teams distribute parallel for map(tofrom: x[0:64])\n"
-        "  for (int i = 0; i < 64; i++) x[i] *= kScale;\n"
-        "  return x[5] == 3.0f ? 0 : 1; }\n")
+    _scale_program(prog, '"reference.h"', "float x[64];", "*= kScale")
     (r,) = count_run(prog, "", timeout=120)
     assert r.flops_sp == 64
 
@@ -79,13 +85,6 @@ def test_standard_headers_the_program_forgot_are_included(libomp: None,
     # std::array through <tuple> alone: an incomplete type with current libstdc++
     prog = tmp_path / "stdarr-omp"
     prog.mkdir()
-    (prog / "main.cpp").write_text(
-        "#include <tuple>\n"
-        "int main() { std::array<float, 64> x;\n"
-        "  for (int i = 0; i < 64; i++) x[i] = 1.0f;\n"
-        "  float *p = x.data();\n"
-        "  #pragma omp target teams distribute parallel for map(tofrom: p[0:64])\n"
-        "  for (int i = 0; i < 64; i++) p[i] += 2.0f;\n"
-        "  return x[5] == 3.0f ? 0 : 1; }\n")
+    _scale_program(prog, "<tuple>", "std::array<float, 64>", "+= 2.0f")
     (r,) = count_run(prog, "", timeout=120)
     assert r.flops_sp == 64

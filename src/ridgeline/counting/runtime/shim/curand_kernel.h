@@ -40,15 +40,16 @@ static inline void curand_init(unsigned long long seed, unsigned long long subse
 }
 #define RL_CURAND_2POW32_INV 2.3283064e-10f
 #define RL_CURAND_2POW53_INV 1.1102230246251565e-16
-static inline float curand_uniform(curandStateXORWOW *s) {  /* (0, 1] */
+/* conversions shared by every generator state (each has curand(S *) and the normal cache) */
+template <class S> static inline float curand_uniform(S *s) {  /* (0, 1] */
   return curand(s) * RL_CURAND_2POW32_INV + RL_CURAND_2POW32_INV / 2.0f;
 }
-static inline double curand_uniform_double(curandStateXORWOW *s) {
+template <class S> static inline double curand_uniform_double(S *s) {
   unsigned long long x = curand(s), y = curand(s);
   unsigned long long z = x ^ (y << (53 - 32));
   return z * RL_CURAND_2POW53_INV + RL_CURAND_2POW53_INV / 2.0;
 }
-static inline float curand_normal(curandStateXORWOW *s) {
+template <class S> static inline float curand_normal(S *s) {
   if (s->has_normal) { s->has_normal = 0; return s->normal; }
   float u = curand_uniform(s), v = curand_uniform(s);
   float r = sqrtf(-2.0f * logf(u)), a = 6.2831853f * v;
@@ -56,11 +57,11 @@ static inline float curand_normal(curandStateXORWOW *s) {
   s->has_normal = 1;
   return r * cosf(a);
 }
-static inline double curand_normal_double(curandStateXORWOW *s) {
+template <class S> static inline double curand_normal_double(S *s) {
   double u = curand_uniform_double(s), v = curand_uniform_double(s);
   return std::sqrt(-2.0 * std::log(u)) * std::cos(6.283185307179586 * v);
 }
-static inline float curand_log_normal(curandStateXORWOW *s, float m, float sd) {
+template <class S> static inline float curand_log_normal(S *s, float m, float sd) {
   return expf(m + sd * curand_normal(s));
 }
 
@@ -102,34 +103,15 @@ static inline uint4 curand4(curandStatePhilox4_32_10 *s) {
   uint4 r; r.x = curand(s); r.y = curand(s); r.z = curand(s); r.w = curand(s);
   return r;
 }
-static inline float curand_uniform(curandStatePhilox4_32_10 *s) {
-  return curand(s) * RL_CURAND_2POW32_INV + RL_CURAND_2POW32_INV / 2.0f;
-}
 static inline float4 curand_uniform4(curandStatePhilox4_32_10 *s) {
   float4 r; r.x = curand_uniform(s); r.y = curand_uniform(s); r.z = curand_uniform(s);
   r.w = curand_uniform(s);
   return r;
 }
-static inline double curand_uniform_double(curandStatePhilox4_32_10 *s) {
-  unsigned long long x = curand(s), y = curand(s);
-  return (x ^ (y << (53 - 32))) * RL_CURAND_2POW53_INV + RL_CURAND_2POW53_INV / 2.0;
-}
-static inline float curand_normal(curandStatePhilox4_32_10 *s) {
-  if (s->has_normal) { s->has_normal = 0; return s->normal; }
-  float u = curand_uniform(s), v = curand_uniform(s);
-  float r = sqrtf(-2.0f * logf(u)), a = 6.2831853f * v;
-  s->normal = r * sinf(a);
-  s->has_normal = 1;
-  return r * cosf(a);
-}
 static inline float4 curand_normal4(curandStatePhilox4_32_10 *s) {
   float4 r; r.x = curand_normal(s); r.y = curand_normal(s); r.z = curand_normal(s);
   r.w = curand_normal(s);
   return r;
-}
-static inline double curand_normal_double(curandStatePhilox4_32_10 *s) {
-  double u = curand_uniform_double(s), v = curand_uniform_double(s);
-  return std::sqrt(-2.0 * std::log(u)) * std::cos(6.283185307179586 * v);
 }
 
 /* ---- host API ------------------------------------------------------------------------------ */
