@@ -30,6 +30,7 @@ from ridgeline.datasets import load
 from ridgeline.errors import LaunchError
 from ridgeline.hardware import Counts, get_gpu, get_rule
 from ridgeline.predictors.base import parse_dim3
+from ridgeline.predictors.counted import merge_launches
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "external" / "gpuFLOPBench" / "src"
@@ -271,11 +272,18 @@ def _within(a: float, b: float, rel: float, floor: float) -> bool:
 def report(args: argparse.Namespace) -> dict:
     gt = ground_truth(args.model)
     res = {}
-    for path in args.out:  # later files win, except that a failure never hides a success
+    # later files win, except that a failure never hides a success (and kernels a later run
+    # of the same arguments did not reach keep their earlier counts)
+    for path in args.out:
         for line in Path(path).read_text().splitlines():
             if line:
                 r = json.loads(line)
-                if "error" not in r or "error" in res.get(r["source"], {"error": 1}):
+                prev = res.get(r["source"], {"error": 1})
+                if "error" not in r and "error" not in prev and \
+                        (prev.get("args") or "").strip() == (r.get("args") or "").strip():
+                    # a rerun stopped early keeps the kernels only the earlier run reached
+                    r = {**r, "launches": merge_launches(prev["launches"], r["launches"])}
+                if "error" not in r or "error" in prev:
                     res[r["source"]] = r
     pairs = gt.groupby(["source", "kernel"]).size().index.tolist()
     ran = [p for p in pairs if p[0] in res]

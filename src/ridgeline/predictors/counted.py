@@ -25,7 +25,7 @@ import pandas as pd
 
 __all__ = ["COUNTED_COLUMNS", "COUNTED_FILE", "match_kernel", "build_counted_table",
            "counted_features", "attach_counted", "launch_record_features", "run_counts",
-           "load_counted_table", "run_program_counts", "record_for"]
+           "load_counted_table", "run_program_counts", "record_for", "merge_launches"]
 
 COUNTED_FILE = "hecbench-counted.csv"
 
@@ -100,6 +100,15 @@ def _usable(launches: list[dict[str, Any]], kernel: str) -> dict[str, Any] | Non
     return rec
 
 
+def merge_launches(earlier: list[dict[str, Any]], later: list[dict[str, Any]]
+                   ) -> list[dict[str, Any]]:
+    """Launch records of two runs of one program: a kernel the later run counted takes its
+    records from there; kernels only the earlier run reached keep theirs (a rerun stopped by
+    its time budget before reaching them loses nothing)."""
+    newer = {x["kernel"] for x in later}
+    return [x for x in earlier if x["kernel"] not in newer] + list(later)
+
+
 def build_counted_table(results: Iterable[Path], rows: pd.DataFrame) -> pd.DataFrame:
     """Counted feature columns for every (source, exe_args, kernel, gpu) of *rows* that a
     counting result covers. *results* are JSON-lines files with one record per program run
@@ -111,7 +120,8 @@ def build_counted_table(results: Iterable[Path], rows: pd.DataFrame) -> pd.DataF
                 continue
             r = json.loads(line)
             if r.get("launches"):
-                runs[(r["source"], (r.get("args") or "").strip())] = r["launches"]
+                key = (r["source"], (r.get("args") or "").strip())
+                runs[key] = merge_launches(runs.get(key, []), r["launches"])
     out = []
     uniq = rows[["source", "exe_args", "kernel", "model_type", "gpu"]].astype(str)
     for source, exe_args, kernel, model_type, gpu in uniq.drop_duplicates().itertuples(
