@@ -16,6 +16,7 @@ from ridgeline.counting.program import (
     makefile_defines,
     makefile_includes,
     makefile_std,
+    sibling_ports,
     sources_of,
 )
 from ridgeline.counting.toolchain import BuildSpec
@@ -68,16 +69,9 @@ def _in_copy(d: Path, program_dir: Path, tmp: Path) -> Path:
 
 
 def _sibling_includes(program_dir: Path) -> list[str]:
-    """HeCBench ports of one benchmark share headers (reference data, helpers) through
-    symbolic links that exports may drop: the ``-omp`` and ``-sycl`` siblings' folders are
-    searched last, after every other include folder (``-idirafter``)."""
-    stem = program_dir.name.rsplit("-", 1)[0]
-    out: list[str] = []
-    for sib in ("omp", "sycl"):
-        d = program_dir.parent / f"{stem}-{sib}"
-        if d.is_dir() and d != program_dir:
-            out += ["-idirafter", str(d)]
-    return out
+    """The ``-omp`` and ``-sycl`` siblings' folders (shared headers an export may have
+    dropped), searched last, after every other include folder (``-idirafter``)."""
+    return [f for d in sibling_ports(program_dir, ("omp", "sycl")) for f in ("-idirafter", str(d))]
 
 
 def _copy_of(src: Path, program_dir: Path, tmp: Path) -> Path:

@@ -15,6 +15,7 @@ from ridgeline.counting.program import (
     makefile_includes,
     makefile_mentioned_sources,
     makefile_std,
+    sibling_ports,
     sources_of,
 )
 from ridgeline.counting.toolchain import BuildSpec, runtime_dir
@@ -82,7 +83,7 @@ class OmpBackend(Backend):
                 break
             except ProgramRunError as e:
                 nxt = _next_build(program_dir, e, srcs, flags) if e.cause == "compile" else None
-                sib = _cuda_sibling(program_dir)
+                sib = next((d.resolve() for d in sibling_ports(program_dir, ("cuda",))), None)
                 if (nxt is None or nxt in tried) and e.cause == "compile" and sib and \
                         sib not in incs[:2]:
                     # headers an export dropped (links into the CUDA port) are found there,
@@ -101,14 +102,6 @@ class OmpBackend(Backend):
 
 _STD_HEADERS = ("array", "vector", "string", "algorithm", "numeric", "functional", "memory",
                 "limits", "cstdint", "cstring", "cmath", "stdexcept", "tuple", "utility")
-
-
-def _cuda_sibling(program_dir: Path) -> Path | None:
-    """``../<name>-cuda`` of an ``<name>-omp`` program, when it exists."""
-    if not program_dir.name.endswith("-omp"):
-        return None
-    sib = program_dir.parent / (program_dir.name[:-4] + "-cuda")
-    return sib.resolve() if sib.is_dir() else None
 
 
 def _next_build(program_dir: Path, err: ProgramRunError, srcs: list[Path], flags: list[str]

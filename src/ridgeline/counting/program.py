@@ -8,7 +8,7 @@ from pathlib import Path
 
 __all__ = ["sources_of", "makefile_defines", "makefile_includes", "makefile_run_args",
            "makefile_std", "makefile_active_lines", "makefile_mentioned_sources",
-           "makefile_cxx_driver"]
+           "makefile_cxx_driver", "sibling_ports"]
 
 _SRC_EXT = {"omp": (".cpp", ".c", ".cc", ".cxx"), "cuda": (".cu", ".cpp", ".c", ".cc")}
 
@@ -189,3 +189,15 @@ def makefile_cxx_driver(program_dir: Path) -> bool:
         if m:
             return bool(re.search(r"\+\+|^icpc$|^icpx$|^dpcpp$|^hipcc$", Path(m.group(1)).name))
     return False
+
+
+def sibling_ports(program_dir: Path, models: tuple[str, ...]) -> list[Path]:
+    """The existing ``<stem>-<model>`` folders beside *program_dir* (``x-cuda`` -> ``x-omp``):
+    HeCBench ports of one benchmark share headers through symbolic links an export may drop."""
+    stem = program_dir.name.rsplit("-", 1)[0]
+    out = []
+    for m in models:
+        d = program_dir.parent / f"{stem}-{m}"
+        if d.is_dir() and d != program_dir:
+            out.append(d)
+    return out

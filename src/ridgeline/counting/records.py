@@ -11,6 +11,7 @@ from typing import Any
 from ridgeline.counting.base import LaunchCount
 from ridgeline.counting.dram import local_dram_bytes
 from ridgeline.counting.mathops import DIV_EXTRA
+from ridgeline.hardware import GPU, get_gpu
 
 __all__ = ["load_blocks", "to_launch_count", "footprint_bound", "INT_KINDS", "INT_DIV_EXTRA",
            "read_raw", "LAUNCH_DRAM_FLOOR"]
@@ -80,20 +81,10 @@ def footprint_bound(raw: dict[str, Any], sscale: float) -> tuple[float, float]:
     return rd, wr
 
 
-def _local_dram(gpu_name: str, accessed: float, depth: float | None,
-                threads: float) -> float:
+def _local_dram(gpu: GPU, accessed: float, depth: float | None, threads: float) -> float:
     if not depth or not threads:
         return 0.0
-    from ridgeline.hardware import get_gpu
-
-    gpu = get_gpu(gpu_name)
     return local_dram_bytes(float(accessed), float(depth), threads, gpu.sm_count, gpu.l2_bytes)
-
-
-def _exit_writeback(gpu_name: str) -> bool:
-    from ridgeline.hardware import get_gpu
-
-    return get_gpu(gpu_name).l2_exit_writeback
 
 
 def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], backend: str,
@@ -131,11 +122,12 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
         # compiler's default team count fills the device
         threads = math.inf
     for name, l2 in zip(l2_names, raw.get("l2", []), strict=False):
+        gpu_spec = get_gpu(name)
         rd = l2.get("read_miss_weighted")
         rd = float(rd) if rd is not None else l2["read_miss_sectors"] * sscale
         wb = l2["write_back_sectors"] * sscale
         size = float(l2.get("bytes", 0))
-        if not _exit_writeback(name):
+        if not gpu_spec.l2_exit_writeback:
             # the GPU keeps its dirty sectors at the end of the launch. Sampled blocks fill
             # the model L2 less than the whole launch would: what stays dirty is at most
             # the written share of a full L2
@@ -147,7 +139,7 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
             rd = min(rd, bound_rd)
         if 32.0 * (bound_rd + bound_wr) <= size:
             wb = min(wb, bound_wr)
-        by_gpu[name] = 32.0 * (rd + wb) + floor + _local_dram(name, ll[1] + ls[1], depth,
+        by_gpu[name] = 32.0 * (rd + wb) + floor + _local_dram(gpu_spec, ll[1] + ls[1], depth,
                                                               threads)
     gl, gs = raw["global_load"], raw["global_store"]
     sh = raw["shared_load"][0] + raw["shared_store"][0]
