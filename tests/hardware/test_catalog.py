@@ -136,6 +136,14 @@ def test_bad_user_files(tmp_path):
                     + "l2_exit_writeback = 'no'\n")
     with pytest.raises(SchemaError, match="l2_exit_writeback must be true or false, got 'no'"):
         load_catalog(flag)
+    threads = tmp_path / "threads.toml"
+    threads.write_text(neg.read_text().replace("sm_count=-1", "sm_count=1")
+                       + "max_threads_per_sm = 16\n")
+    with pytest.raises(SchemaError, match="max_threads_per_sm must be a whole number"):
+        load_catalog(threads)
+    plain = tmp_path / "plain.toml"
+    plain.write_text(neg.read_text().replace("sm_count=-1", "sm_count=1"))
+    assert load_catalog(plain).get("x").resident_threads_per_sm == 2048  # field left out
     syntax = tmp_path / "syntax.toml"
     syntax.write_text("[[gpu]\n")
     with pytest.raises(InputFileError, match="syntax.toml"):
@@ -154,3 +162,6 @@ def test_gpu_is_numbers_not_name():
     assert g.sm_arch == "sm_80"
     # GA100 keeps the dirty L2 sectors a kernel leaves; GA102 writes them within the kernel
     assert not g.l2_exit_writeback and get_gpu("rtx3080").l2_exit_writeback
+    # resident threads per SM: 2048 on GA100, 1536 on GA102, 1024 on Turing
+    assert [get_gpu(n).resident_threads_per_sm for n in ("a100", "rtx3080", "t4")] == [
+        2048, 1536, 1024]

@@ -70,7 +70,7 @@ def test_single_row_path_matches_vectorised(table: pd.DataFrame) -> None:
 
 def test_counted_openmp_rows_get_the_gpu_runtime_integer_work() -> None:
     # two counted launches of 1e6 integer ops over 4096 x 128 GPU threads: the OpenMP one
-    # gains 60 per launched thread, the CUDA one keeps its count; uncounted rows stay NaN
+    # gains OMP_DEVICE_INT_PER_THREAD per launched thread, the CUDA one keeps its count; uncounted rows stay NaN
     from ridgeline.counting.omp import OMP_DEVICE_INT_PER_THREAD
     from ridgeline.predictors.counted import COUNTED_COLUMNS
     from ridgeline.predictors.featvec import LAUNCH_COLUMNS
@@ -89,3 +89,32 @@ def test_counted_openmp_rows_get_the_gpu_runtime_integer_work() -> None:
     assert ints[1] == pytest.approx(1e6, rel=1e-9)
     assert np.isnan(f["c_int"].iloc[2])
     assert f["c_ai_int"].iloc[0] == pytest.approx(f["c_int"].iloc[0] - f["c_dram"].iloc[0])
+
+
+def test_latency_bound_exceeds_the_roofline_for_a_launch_too_small_to_hide_latency() -> None:
+    # 1e9 integer ops: over one block of 256 threads every thread issues ~4e6 dependent
+    # instructions at a fraction of a scheduler's rate; over 2^20 threads the same work fills
+    # the GPU and the latency bound falls to the issue-rate time, under the roofline bound
+    from ridgeline.predictors.counted import COUNTED_COLUMNS
+    from ridgeline.predictors.featvec import LAUNCH_COLUMNS
+    from ridgeline.predictors.learned import ISSUE_LATENCY_CYCLES
+
+    rows = pd.DataFrame([{c: 0.0 for c in LAUNCH_COLUMNS + COUNTED_COLUMNS} for _ in range(3)])
+    rows["a_launched"] = np.log10(1 + np.array([256.0, 2.0 ** 20, 256.0]))
+    rows["c_has"] = [1.0, 1.0, float("nan")]
+    rows["c_int"] = np.log10(1 + 1e9)
+    rows["c_dram"] = np.log10(1 + 1e6)
+    g = get_gpu("a100")
+    f = features_frame(rows, [g] * 3)
+    # one block: 8 warps on 108 x 4 schedulers -> each active scheduler needs 8 cycles per
+    # instruction; per warp 1e9 / 256 instructions
+    small = 1e9 / 256 * ISSUE_LATENCY_CYCLES / (g.boost_clock_mhz * 1e6) * 1e9
+    assert 10 ** f["lat_t_issue"].iloc[0] == pytest.approx(small, rel=1e-3)
+    assert f["time_bound_ns"].iloc[0] == pytest.approx(f["lat_t_ns"].iloc[0])
+    assert f["time_bound_ns"].iloc[0] > f["roof_t_ns"].iloc[0] + 2
+    full = 1e9 / 32 / (g.sm_count * 4 * g.boost_clock_mhz * 1e6) * 1e9
+    assert 10 ** f["lat_t_issue"].iloc[1] == pytest.approx(full, rel=1e-3)
+    assert f["time_bound_ns"].iloc[1] == pytest.approx(f["roof_t_ns"].iloc[1])
+    # no counts: no latency bound, the roofline bound stands
+    assert np.isnan(f["lat_t_ns"].iloc[2])
+    assert f["time_bound_ns"].iloc[2] == pytest.approx(f["roof_t_ns"].iloc[2], nan_ok=True)

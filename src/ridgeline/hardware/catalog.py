@@ -66,6 +66,8 @@ class GPU:
     fp32_lanes_per_sm: int | None = None
     fp64_lanes_per_sm: int | None = None
     int32_lanes_per_sm: int | None = None
+    #: threads an SM (CU) keeps resident at once; None: 2048 (see resident_threads_per_sm)
+    max_threads_per_sm: int | None = None
     #: whether the dirty L2 sectors a kernel leaves behind count as DRAM writes of that
     #: kernel (written back within its measured span). True for GA102 (RTX 3080, A10) in the
     #: HeCBench profiles; false for GA100, whose measured DRAM bytes match the read misses
@@ -81,6 +83,12 @@ class GPU:
     @property
     def l2_bytes(self) -> int:
         return int(self.l2_mb * 1024 * 1024)
+
+    @property
+    def resident_threads_per_sm(self) -> int:
+        """Threads one SM (CU) holds at once: the catalog's max_threads_per_sm, else 2048
+        (the most common figure across NVIDIA compute capabilities)."""
+        return self.max_threads_per_sm or 2048
 
     @property
     def sm_arch(self) -> str | None:
@@ -133,6 +141,10 @@ class GPU:
         if not isinstance(kwargs.get("l2_exit_writeback", True), bool):
             raise SchemaError(f"{where}: GPU {raw['name']!r} field l2_exit_writeback must be "
                               f"true or false, got {kwargs['l2_exit_writeback']!r}")
+        mt = kwargs.get("max_threads_per_sm")
+        if mt is not None and (not isinstance(mt, int) or isinstance(mt, bool) or mt < 32):
+            raise SchemaError(f"{where}: GPU {raw['name']!r} field max_threads_per_sm must be "
+                              f"a whole number of threads (at least one warp, 32), got {mt!r}")
         for k in _REQUIRED[3:13]:
             v = kwargs[k]
             if not isinstance(v, int | float) or v <= 0:
