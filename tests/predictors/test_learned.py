@@ -70,7 +70,8 @@ def test_single_row_path_matches_vectorised(table: pd.DataFrame) -> None:
 
 def test_counted_openmp_rows_get_the_gpu_runtime_integer_work() -> None:
     # two counted launches of 1e6 integer ops over 4096 x 128 GPU threads: the OpenMP one
-    # gains OMP_DEVICE_INT_PER_THREAD per launched thread, the CUDA one keeps its count; uncounted rows stay NaN
+    # gains OMP_DEVICE_INT_PER_THREAD per launched thread, the CUDA one keeps its count;
+    # uncounted rows stay NaN
     from ridgeline.counting.omp import OMP_DEVICE_INT_PER_THREAD
     from ridgeline.predictors.counted import COUNTED_COLUMNS
     from ridgeline.predictors.featvec import LAUNCH_COLUMNS
