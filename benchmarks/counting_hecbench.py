@@ -30,7 +30,7 @@ from ridgeline.datasets import load
 from ridgeline.errors import LaunchError
 from ridgeline.hardware import Counts, get_gpu, get_rule
 from ridgeline.predictors.base import parse_dim3
-from ridgeline.predictors.counted import merge_launches
+from ridgeline.predictors.counted import TEMPLATE_FRAGMENT, merge_launches, shape_key
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "external" / "gpuFLOPBench" / "src"
@@ -197,12 +197,20 @@ def _line_of(name: str) -> int:
     return int(m.group(2)) if m else 0
 
 
-def _match(model: str, gt_kernel: str, launches: list[dict], gt_all: list[str]) -> list[dict]:
+def _match(model: str, gt_kernel: str, launches: list[dict], gt_all: list[str],
+           shapes: frozenset[str] | set[str] = frozenset()) -> list[dict]:
+    """Launch records of a profiled kernel; a template-fragment name (``int>``) takes the
+    launches of any kernel whose sizes are among the profiled rows' *shapes*."""
     if model == "omp":
         ours = sorted({r["kernel"] for r in launches})
         target = _omp_pairs(gt_all, ours).get(gt_kernel)
         return [r for r in launches if r["kernel"] == target]
-    return [r for r in launches if r["kernel"] == gt_kernel]
+    named = [r for r in launches if r["kernel"] == gt_kernel]
+    if named or not TEMPLATE_FRAGMENT.match(gt_kernel):
+        return named
+    sized = [r for r in launches if shape_key(r.get("grid"), r.get("block")) in shapes]
+    # the first kernel with those sizes (as the predictor's counted table takes it)
+    return [r for r in sized if r["kernel"] == sized[0]["kernel"]] if sized else []
 
 
 def _spmd_source(src: str) -> bool:
@@ -223,13 +231,13 @@ def _mean(xs: list[dict]) -> dict:
     return out
 
 
-def _assign(grp: pd.DataFrame, means: dict[int, dict]) -> list[int]:
+def _assign(grp: pd.DataFrame, means: dict[tuple[str, int], dict]) -> list[tuple[str, int]]:
     """Template instantiations share a kernel name: pair each profiled row with the counted
     variant whose SP/DP FLOPs are closest (greedy; one variant serves all when alone)."""
     free = sorted(means)
     out = []
     for _, g in grp.iterrows():
-        def dist(v: int, g: pd.Series = g) -> float:
+        def dist(v: tuple[str, int], g: pd.Series = g) -> float:
             mm = means[v]
             return float(abs(np.log10(1 + mm["flops_sp"]) - np.log10(1 + g["SP_FLOP"]))
                          + abs(np.log10(1 + mm["flops_dp"]) - np.log10(1 + g["DP_FLOP"])))
@@ -271,7 +279,7 @@ def _within(a: float, b: float, rel: float, floor: float) -> bool:
 
 def report(args: argparse.Namespace) -> dict:
     gt = ground_truth(args.model)
-    res = {}
+    res: dict[str, dict] = {}
     # later files win, except that a failure never hides a success (and kernels a later run
     # of the same arguments did not reach keep their earlier counts)
     for path in args.out:
@@ -297,7 +305,10 @@ def report(args: argparse.Namespace) -> dict:
             causes[r["error"]["cause"]] += 1
             continue
         gt_all = sorted(set(gt[gt["source"] == src]["kernel"]))
-        m = _match(args.model, kern, r["launches"], gt_all)
+        sel = gt[(gt["source"] == src) & (gt["kernel"] == kern)]
+        shapes = {shape_key(g, b) for g, b in zip(sel["grid_size"], sel["block_size"],
+                                                  strict=True)} - {""}
+        m = _match(args.model, kern, r["launches"], gt_all, shapes)
         if not m:
             causes["kernel-not-launched"] += 1
             continue
@@ -306,13 +317,12 @@ def report(args: argparse.Namespace) -> dict:
             causes["teams-split-by-id (host runs one thread)"] += 1
             continue
         counted += 1
-        by_var: dict[int, list[dict]] = {}
+        by_var: dict[tuple[str, int], list[dict]] = {}
         for x in m:
-            by_var.setdefault(int(x.get("variant", 0)), []).append(x)
+            by_var.setdefault((x["kernel"], int(x.get("variant", 0))), []).append(x)
         if args.launch == "first":
             by_var = {v: xs[:1] for v, xs in by_var.items()}
         means = {v: _mean(xs) for v, xs in by_var.items()}
-        sel = gt[(gt["source"] == src) & (gt["kernel"] == kern)]
         for _dev, grp in sel.groupby("device"):
             for (_, g), var in zip(grp.iterrows(), _assign(grp, means), strict=True):
                 rows.append(_row(args.model, src, kern, g, means[var], rule))

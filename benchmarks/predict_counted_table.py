@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ridgeline.predictors.counted import COUNTED_FILE, build_counted_table
+from ridgeline.predictors.counted import COUNTED_FILE, attach_counted, build_counted_table
 from ridgeline.predictors.learned import TABLE_FILE
 
 
@@ -26,8 +26,8 @@ def main(argv: list[str]) -> int:
     rows["exe_args"] = rows["exe_args"].fillna("")
     table = build_counted_table(results, rows)
     table.to_csv(models / COUNTED_FILE, index=False, float_format="%.6g")
-    n = rows.merge(table[["source", "exe_args", "kernel", "gpu"]],
-                   on=["source", "exe_args", "kernel", "gpu"]).groupby("dataset").size()
+    has = attach_counted(rows, table)["c_has"].to_numpy(float) == 1.0
+    n = rows[has].groupby("dataset").size()
     print(f"{len(table)} (row key, GPU) entries from {len(results)} result files; "
           f"rows covered per dataset: {n.to_dict()} of {rows.groupby('dataset').size().to_dict()}")
     return 0

@@ -15,6 +15,7 @@ from ridgeline.predictors.counted import (
     attach_counted,
     build_counted_table,
     match_kernel,
+    pick_launch,
 )
 from tests.conftest import require
 
@@ -64,6 +65,39 @@ def test_counted_table_matches_rows_and_gpus(tmp_path: Path) -> None:
     np.testing.assert_allclose(got.loc[1, "c_dram"], np.log10(1 + 2e6))
     np.testing.assert_allclose(got.loc[0, "c_sp"], np.log10(1 + 2e6))
     assert set(COUNTED_COLUMNS) <= set(got.columns)
+
+
+def test_rows_take_the_launch_with_their_sizes_and_fragments_match_on_sizes_alone(
+        tmp_path: Path) -> None:
+    # a templated kernel launched at two sizes (int, then float), and a second kernel; upstream
+    # names the instantiations "int>" and "float>"
+    def rec(kernel: str, launch: int, grid: list[int], sp: float, variant: int = 0
+            ) -> dict[str, object]:
+        return {**_record(kernel, sp, {"NVIDIA A10": 10.0 * sp}), "backend": "cuda",
+                "launch": launch, "grid": grid, "block": [256, 1, 1], "variant": variant}
+
+    launches = [rec("scale", 0, [64, 1, 1], 1e3), rec("scale", 1, [128, 1, 1], 2e3, 1),
+                rec("other", 0, [8, 1, 1], 5.0)]
+    assert pick_launch(launches, "scale", "cuda", (128, 1, 1), (256, 1, 1))["flops_sp"] == 2e3
+    # sizes no launch had: the kernel's first launch; no sizes: the same
+    assert pick_launch(launches, "scale", "cuda", (7, 1, 1), (256, 1, 1))["flops_sp"] == 1e3
+    assert pick_launch(launches, "scale", "cuda")["flops_sp"] == 1e3
+    # a fragment needs sizes that some launch had
+    assert pick_launch(launches, "float>", "cuda", (128, 1, 1), (256, 1, 1))["launch"] == 1
+    assert pick_launch(launches, "int>", "cuda", (7, 1, 1), (256, 1, 1)) is None
+    assert pick_launch(launches, "int>", "cuda") is None
+    assert pick_launch(launches, "missing_kernel", "cuda", (8, 1, 1), (256, 1, 1)) is None
+
+    res = tmp_path / "counts.jsonl"
+    res.write_text(json.dumps({"source": "t-cuda", "args": "", "launches": launches}) + "\n")
+    rows = pd.DataFrame({"source": "t-cuda", "exe_args": "", "model_type": "cuda",
+                         "gpu": "NVIDIA A10", "kernel": ["int>", "float>", "scale", "scale"],
+                         "grid_size": ["(64, 1, 1)", "128", "128,1,1", "(9, 1, 1)"],
+                         "block_size": ["(256, 1, 1)", "256", "256", "(256, 1, 1)"]})
+    t = build_counted_table([res], rows)
+    got = attach_counted(rows, t)
+    np.testing.assert_allclose(10 ** got["c_sp"] - 1, [1e3, 2e3, 2e3, 1e3])
+    np.testing.assert_allclose(10 ** got["c_dram"] - 1, [1e4, 2e4, 2e4, 1e4])
 
 
 def test_predict_count_auto_falls_back_and_says_why(

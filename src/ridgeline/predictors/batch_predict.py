@@ -111,7 +111,9 @@ def _with_counts(sub: pd.DataFrame, rows: pd.DataFrame, gpus: list[Any], sources
     keys = pd.DataFrame({"source": rows["source"].astype(str),
                          "exe_args": rows["exe_args"].astype(str).str.strip(),
                          "kernel": rows["kernel"].astype(str),
-                         "gpu": [g.name for g in gpus]})
+                         "gpu": [g.name for g in gpus],
+                         "grid_size": rows["grid_size"].astype(str),
+                         "block_size": rows["block_size"].astype(str)})
     filled = attach_counted(keys)
     base = sub.drop(columns=[c for c in COUNTED_COLUMNS if c in sub]).reset_index(drop=True)
     for c in COUNTED_COLUMNS:
@@ -151,7 +153,8 @@ def _with_counts(sub: pd.DataFrame, rows: pd.DataFrame, gpus: list[Any], sources
                 log.info("counting %s failed: %s", rows["source"][where[0]], res)
                 continue
             for j in where:
-                rec = record_for(res, str(rows["kernel"][j]), str(rows["model_type"][j]))
+                rec = record_for(res, str(rows["kernel"][j]), str(rows["model_type"][j]),
+                                 rows["grid_size"][j], rows["block_size"][j])
                 if rec is not None:
                     for c, v in launch_record_features(rec, gpus[j].name).items():
                         base.at[j, c] = v

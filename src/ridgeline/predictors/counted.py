@@ -23,9 +23,13 @@ from typing import Any
 
 import pandas as pd
 
+from ridgeline.errors import LaunchError
+from ridgeline.predictors.base import Dim3, parse_dim3
+
 __all__ = ["COUNTED_COLUMNS", "COUNTED_FILE", "match_kernel", "build_counted_table",
            "counted_features", "attach_counted", "launch_record_features", "run_counts",
-           "load_counted_table", "run_program_counts", "record_for", "merge_launches"]
+           "load_counted_table", "run_program_counts", "record_for", "merge_launches",
+           "pick_launch", "shape_key", "TEMPLATE_FRAGMENT"]
 
 COUNTED_FILE = "hecbench-counted.csv"
 
@@ -35,6 +39,11 @@ COUNTED_COLUMNS = ["c_has", "c_sp", "c_dp", "c_hp", "c_int", "c_arith", "c_logic
                    "c_stores", "c_shared", "c_atomics", "c_dram", "c_ai_sp", "c_ai_dp",
                    "c_ai_int"]
 _KEYS = ["source", "exe_args", "kernel", "gpu"]
+#: launch sizes of a row (normalised ``256,1,1``), keyed on where the counted table has them
+_SHAPE = ["grid", "block"]
+#: upstream names some templated CUDA kernels by a fragment of their template arguments
+#: (``int>``, ``float,``): such a row is matched on its launch sizes alone
+TEMPLATE_FRAGMENT = re.compile(r"^[\w:\s]*[>,]$")
 _OMP_PREFIX = re.compile(r"^__omp_offloading_[0-9a-f]+_[0-9a-f]+_")
 
 
@@ -88,16 +97,47 @@ def launch_record_features(rec: dict[str, Any], gpu: str | None) -> dict[str, fl
     return f
 
 
-def _usable(launches: list[dict[str, Any]], kernel: str) -> dict[str, Any] | None:
-    """The first counted launch of *kernel* (first variant), unless its counts are partial."""
-    mine = [x for x in launches if x.get("kernel") == kernel]
-    if not mine:
+def shape_key(grid: Any, block: Any) -> str:
+    """``"g1,g2,g3|b1,b2,b3"`` for a row's launch sizes in any accepted form; "" when either
+    is missing or not understood."""
+    try:
+        g, b = parse_dim3(grid), parse_dim3(block)
+    except LaunchError:
+        return ""
+    return ",".join(map(str, g)) + "|" + ",".join(map(str, b))
+
+
+def _dim(v: Any) -> Dim3 | None:
+    try:
+        return parse_dim3(v) if v is not None else None
+    except (LaunchError, TypeError):
         return None
-    mine.sort(key=lambda x: (x.get("variant", 0), x.get("launch", 0)))
-    rec = mine[0]
-    if rec.get("spmd_partial"):
+
+
+def pick_launch(launches: list[dict[str, Any]], kernel: str, model_type: str,
+                grid: Dim3 | None = None, block: Dim3 | None = None) -> dict[str, Any] | None:
+    """The counted launch a data row refers to: a launch of the matching kernel with the
+    row's grid and block where one has them (the first such launch, first template variant),
+    else the kernel's first launch; a template-fragment name (see TEMPLATE_FRAGMENT) takes the
+    first launch of any kernel with the row's sizes. None when nothing matches or the
+    launch's counts are partial (OpenMP teams split by id)."""
+    k = match_kernel(kernel, [x["kernel"] for x in launches], model_type)
+    fragment = k is None and model_type != "omp" and bool(TEMPLATE_FRAGMENT.match(kernel))
+    if k is None and not fragment:
         return None
-    return rec
+    pool = [x for x in launches if fragment or x.get("kernel") == k]
+    if grid is not None and block is not None:
+        same = [x for x in pool if _dim(x.get("grid")) == grid and _dim(x.get("block")) == block]
+        if same:
+            pool = same
+        elif fragment:
+            return None
+    elif fragment:
+        return None
+    if not pool:
+        return None
+    rec = min(pool, key=lambda x: (x.get("variant", 0), x.get("launch", 0)))
+    return None if rec.get("spmd_partial") else rec
 
 
 def merge_launches(earlier: list[dict[str, Any]], later: list[dict[str, Any]]
@@ -124,19 +164,23 @@ def build_counted_table(results: Iterable[Path], rows: pd.DataFrame) -> pd.DataF
                 runs[key] = merge_launches(runs.get(key, []), r["launches"])
     out = []
     uniq = rows[["source", "exe_args", "kernel", "model_type", "gpu"]].astype(str)
-    for source, exe_args, kernel, model_type, gpu in uniq.drop_duplicates().itertuples(
+    sized = "grid_size" in rows and "block_size" in rows
+    uniq["shape"] = [shape_key(g, b) for g, b in zip(rows["grid_size"], rows["block_size"],
+                                                     strict=True)] if sized else ""
+    for source, exe_args, kernel, model_type, gpu, shape in uniq.drop_duplicates().itertuples(
             index=False):
         launches = runs.get((str(source), str(exe_args).strip()))
         if not launches:
             continue
-        k = match_kernel(str(kernel), [x["kernel"] for x in launches], str(model_type))
-        rec = _usable(launches, k) if k else None
+        g, b = shape.split("|") if shape else (None, None)
+        rec = pick_launch(launches, str(kernel), str(model_type), _dim(g), _dim(b))
         if rec is None:
             continue
-        out.append({"source": source, "exe_args": exe_args, "kernel": kernel,
-                    "gpu": gpu, "counted_kernel": k, "backend": rec.get("backend", ""),
-                    **launch_record_features(rec, str(gpu))})
-    return pd.DataFrame(out, columns=_KEYS + ["counted_kernel", "backend"] + COUNTED_COLUMNS)
+        out.append({"source": source, "exe_args": exe_args, "kernel": kernel, "gpu": gpu,
+                    "grid": g or "", "block": b or "", "counted_kernel": rec["kernel"],
+                    "backend": rec.get("backend", ""), **launch_record_features(rec, str(gpu))})
+    return pd.DataFrame(out, columns=_KEYS + _SHAPE + ["counted_kernel", "backend"]
+                        + COUNTED_COLUMNS)
 
 
 def load_counted_table() -> pd.DataFrame:
@@ -152,7 +196,8 @@ def load_counted_table() -> pd.DataFrame:
 
 def attach_counted(table: pd.DataFrame, counted: pd.DataFrame | None = None) -> pd.DataFrame:
     """*table* with :data:`COUNTED_COLUMNS` filled from *counted* (default: the shipped
-    counted table) where source, exe_args, kernel and gpu match; NaN elsewhere."""
+    counted table) where source, exe_args, kernel, gpu and (where both have them) the launch
+    sizes ``grid_size``/``block_size`` match; NaN elsewhere."""
     if counted is None:
         counted = load_counted_table()
     base = table.drop(columns=[c for c in COUNTED_COLUMNS if c in table]).reset_index(drop=True)
@@ -160,24 +205,37 @@ def attach_counted(table: pd.DataFrame, counted: pd.DataFrame | None = None) -> 
         for name in COUNTED_COLUMNS:
             base[name] = float("nan")
         return base
-    cnt = counted[_KEYS + COUNTED_COLUMNS].copy()
-    cnt["exe_args"] = cnt["exe_args"].fillna("").astype(str)
-    cnt = cnt.drop_duplicates(_KEYS)
+    keys = list(_KEYS)
     left = base[_KEYS].copy()
+    if all(c in counted for c in _SHAPE) and all(c in base for c in ("grid_size",
+                                                                    "block_size")):
+        keys += ["shape"]
+        counted = counted.assign(shape=[
+            f"{g}|{b}" if isinstance(g, str) and g and isinstance(b, str) and b else ""
+            for g, b in zip(counted["grid"], counted["block"], strict=True)])
+        left["shape"] = [shape_key(g, b) for g, b in zip(base["grid_size"], base["block_size"],
+                                                         strict=True)]
+    cnt = counted[keys + COUNTED_COLUMNS].copy()
+    cnt["exe_args"] = cnt["exe_args"].fillna("").astype(str)
+    cnt = cnt.drop_duplicates(keys)
     left["exe_args"] = left["exe_args"].fillna("")
     left = left.astype(str)
-    merged = left.merge(cnt, on=_KEYS, how="left")
+    merged = left.merge(cnt, on=keys, how="left")
     for name in COUNTED_COLUMNS:
         base[name] = merged[name].to_numpy(float)
     return base
 
 
-def counted_features(launches: list[dict[str, Any]] | None, gpu: str) -> dict[str, float]:
-    """Feature columns for a predict call: the first launch's counts, or NaN columns."""
+def counted_features(launches: list[dict[str, Any]] | None, gpu: str,
+                     grid: Dim3 | None = None, block: Dim3 | None = None) -> dict[str, float]:
+    """Feature columns for a predict call: the counts of the first launch with *grid* and
+    *block* (else the first launch), or NaN columns."""
     if not launches:
         return {c: float("nan") for c in COUNTED_COLUMNS}
-    rec = sorted(launches, key=lambda x: (x.get("variant", 0), x.get("launch", 0)))[0]
-    return launch_record_features(rec, gpu)
+    order = sorted(launches, key=lambda x: (x.get("variant", 0), x.get("launch", 0)))
+    same = [x for x in order if grid is not None and block is not None
+            and _dim(x.get("grid")) == grid and _dim(x.get("block")) == block]
+    return launch_record_features((same or order)[0], gpu)
 
 
 def _cache_dir() -> Path:
@@ -266,9 +324,9 @@ def run_program_counts(program_dir: Path, args: str, kernels: list[str], gpus: l
     return recs, False
 
 
-def record_for(recs: list[dict[str, Any]], kernel: str, model_type: str
-               ) -> dict[str, Any] | None:
-    """The usable counted launch of *kernel* among one run's records (None: absent,
-    ambiguous or partial)."""
-    k = match_kernel(kernel, [x["kernel"] for x in recs], model_type)
-    return _usable(recs, k) if k else None
+def record_for(recs: list[dict[str, Any]], kernel: str, model_type: str,
+               grid: Any = None, block: Any = None) -> dict[str, Any] | None:
+    """The usable counted launch of *kernel* (with the row's *grid* and *block*, in any
+    accepted form, where a launch has them) among one run's records (None: absent,
+    ambiguous or partial); see :func:`pick_launch`."""
+    return pick_launch(recs, kernel, model_type, _dim(grid), _dim(block))

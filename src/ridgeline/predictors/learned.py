@@ -381,7 +381,7 @@ class LearnedPredictor(Predictor):
         a = analyze_launch(kernel, launch)
         require_sizes(a)
         lf: dict[str, float] = dict(launch_features(a))
-        lf.update(counted_features(self.counted, gpu.name))
+        lf.update(counted_features(self.counted, gpu.name, a.grid, a.block))
         X = features_frame(pd.DataFrame([lf], columns=LAUNCH_COLUMNS + COUNTED_COLUMNS), [gpu])
         model = self.model or shipped_model()
         y = model.predict(X).iloc[0]
