@@ -1,5 +1,6 @@
 """Rebuild src/ridgeline/models/hecbench-counted.csv (derived numbers only) from the counting
-results (benchmarks/results/counting_*.jsonl) matched to the shipped feature table's rows.
+results (benchmarks/results/counting_*.jsonl) matched to the shipped feature table's rows, and
+hecbench-count-runs.csv (every program run, counted or the cause of its failure).
 
     python benchmarks/predict_counted_table.py [RESULTS.jsonl ...]
 
@@ -14,7 +15,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from ridgeline.predictors.counted import COUNTED_FILE, attach_counted, build_counted_table
+from ridgeline.predictors.counted import (
+    COUNTED_FILE,
+    RUNS_FILE,
+    attach_counted,
+    build_count_runs,
+    build_counted_table,
+)
 from ridgeline.predictors.learned import TABLE_FILE
 
 
@@ -26,9 +33,13 @@ def main(argv: list[str]) -> int:
     rows["exe_args"] = rows["exe_args"].fillna("")
     table = build_counted_table(results, rows)
     table.to_csv(models / COUNTED_FILE, index=False, float_format="%.6g")
+    runs = build_count_runs(results)
+    runs.to_csv(models / RUNS_FILE, index=False)
     has = attach_counted(rows, table)["c_has"].to_numpy(float) == 1.0
     n = rows[has].groupby("dataset").size()
-    print(f"{len(table)} (row key, GPU) entries from {len(results)} result files; "
+    print(f"{len(table)} (row key, GPU) entries, {len(runs)} program runs "
+          f"({int((runs['outcome'] != 'counted').sum())} failed) from {len(results)} result "
+          "files; "
           f"rows covered per dataset: {n.to_dict()} of {rows.groupby('dataset').size().to_dict()}")
     return 0
 

@@ -177,5 +177,27 @@ def test_predict_batch_count_auto_runs_each_program_once(
         assert float(df["pred_SP_FLOP"][i]) == pytest.approx(2 * 4096, rel=0.01)
     runs = list((count_cache / "counts").glob("prog-*.json"))
     assert len(runs) == 1  # one run of the program served both GPUs' rows
-    assert main(base + ["--count", "cached"]) == 0  # cached: the shipped table only
+    # cached runs nothing but reads the local count cache too; a failure is cached as well
+    assert main(base + ["--count", "cached"]) == 0
+    assert list(pd.read_csv(out, keep_default_na=False)["pred_origin"][:2]) == ["counted"] * 2
+    (count_cache / "counts").joinpath(runs[0].name).unlink()
+    assert main(base + ["--count", "cached"]) == 0
     assert list(pd.read_csv(out, keep_default_na=False)["pred_origin"][:2]) == ["learned"] * 2
+
+
+def test_a_gpu_without_counts_takes_the_counted_gpu_with_the_nearest_l2() -> None:
+    # counted for the A10 (6 MiB L2) and the A100 (40 MiB): an H100 row (50 MiB) takes the
+    # A100's DRAM bytes, an RTX 3090 row (6 MiB) the A10's; an unknown kernel stays NaN
+    counted = pd.DataFrame({
+        "source": "k-cuda", "exe_args": "8", "kernel": "k", "grid": "4,1,1",
+        "block": "64,1,1", "gpu": ["NVIDIA A10", "NVIDIA A100 SXM4 40GB"],
+        **{c: 1.0 for c in COUNTED_COLUMNS}})
+    counted["c_dram"] = [np.log10(1 + 5e6), np.log10(1 + 1e6)]
+    rows = pd.DataFrame({"source": "k-cuda", "exe_args": "8", "kernel": ["k", "k", "k", "j"],
+                         "gpu": ["NVIDIA H100 SXM5", "GeForce RTX 3090", "NVIDIA A10",
+                                 "NVIDIA A10"],
+                         "grid_size": ["4", "(4, 1, 1)", "(2, 1, 1)", "4"],
+                         "block_size": "64"})
+    got = attach_counted(rows, counted)
+    np.testing.assert_allclose(10 ** got["c_dram"][:3] - 1, [1e6, 5e6, 5e6])
+    assert list(got["c_has"].fillna(0)) == [1.0, 1.0, 1.0, 0.0]

@@ -74,11 +74,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--out", required=True, metavar="OUT.csv")
     b.add_argument("--predictor", default="learned", help="learned (default) or analytic")
     b.add_argument("--jobs", type=int, default=None, help="processes (default: all cores)")
-    b.add_argument("--count", choices=["cached", "auto", "never"], default="cached",
-                   help="CPU-execution counts: cached (default) uses the shipped counted "
-                   "table and the local count cache; auto also runs every program not counted "
-                   "yet, once per (source, arguments), cached for later runs; never uses none. "
-                   "The pred_origin column says which rows used counts")
+    b.add_argument("--count", choices=["cached", "auto", "never"], default="auto",
+                   help="CPU-execution counts: auto (default) takes them from the shipped "
+                   "counted table and the local count cache and runs every other program once "
+                   "per (source, arguments), in parallel, caching the result (programs whose "
+                   "counting failed in the shipped benchmark runs are not run again); cached "
+                   "runs nothing; never uses no counts. The pred_origin column says which rows "
+                   "used counts")
     b.add_argument("--count-timeout", type=float, default=120.0, metavar="S",
                    help="time limit of one program's counting run (default 120)")
     add_gpu_file(b)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -41,11 +42,12 @@ COUNT_MODES = ["cached", "auto", "never"]
 
 def predict_batch(rows_csv: Path, sources: Path, predictor: str = "learned",
                   jobs: int | None = None, gpu_file: str | None = None,
-                  progress: bool = True, count: str = "cached",
+                  progress: bool = True, count: str = "auto",
                   count_timeout: float = 120.0) -> pd.DataFrame:
-    """Predict every row of *rows_csv*. *count*: ``cached`` uses CPU-execution counts from
-    the shipped counted table and the local count cache; ``auto`` also runs each program
-    not counted yet (once per program and arguments, in parallel); ``never`` uses none."""
+    """Predict every row of *rows_csv*. *count*: ``auto`` (default) takes CPU-execution
+    counts from the shipped counted table and the local count cache and runs each program
+    not counted yet (once per program and arguments, in parallel; not those whose counting
+    failed in the shipped benchmark runs); ``cached`` runs nothing; ``never`` uses none."""
     if predictor not in ("learned", "analytic"):
         raise UnknownNameError("batch predictor", predictor, ["learned", "analytic"])
     if count not in COUNT_MODES:
@@ -106,8 +108,9 @@ def predict_batch(rows_csv: Path, sources: Path, predictor: str = "learned",
 
 def _with_counts(sub: pd.DataFrame, rows: pd.DataFrame, gpus: list[Any], sources: Path,
                  run: bool, timeout: float, jobs: int | None, progress: bool) -> pd.DataFrame:
-    """*sub* with the counted feature columns: from the shipped table, then (with *run*) from
-    CPU-execution runs of the programs still missing, one run per (source, arguments)."""
+    """*sub* with the counted feature columns: from the shipped table, the local count cache
+    and (with *run*) CPU-execution runs of the programs still missing, one run per (source,
+    arguments), except those whose counting failed in the shipped benchmark runs."""
     keys = pd.DataFrame({"source": rows["source"].astype(str),
                          "exe_args": rows["exe_args"].astype(str).str.strip(),
                          "kernel": rows["kernel"].astype(str),
@@ -118,8 +121,6 @@ def _with_counts(sub: pd.DataFrame, rows: pd.DataFrame, gpus: list[Any], sources
     base = sub.drop(columns=[c for c in COUNTED_COLUMNS if c in sub]).reset_index(drop=True)
     for c in COUNTED_COLUMNS:
         base[c] = filled[c].to_numpy(float)
-    if not run:
-        return base
     missing = base["c_has"].to_numpy(float) != 1.0
     todo: dict[tuple[str, str], list[int]] = {}
     for i in np.flatnonzero(missing):
@@ -130,15 +131,28 @@ def _with_counts(sub: pd.DataFrame, rows: pd.DataFrame, gpus: list[Any], sources
 
     from tqdm import tqdm
 
-    from ridgeline.predictors.counted import record_for, run_program_counts
+    from ridgeline.predictors.counted import load_count_runs, record_for, run_program_counts
 
+    known: dict[tuple[str, str], str] = {}
+    if run:
+        # programs the shipped benchmark runs counted (the kernels still missing were not
+        # reached) or failed to count are not run again
+        runs = load_count_runs()
+        known = {k: runs[k].replace("counted", "kernel not reached") for k in todo if k in runs}
+        if known:
+            log.info("%d program runs skipped: the shipped benchmark runs counted them or "
+                     "failed to (%s)", len(known),
+                     ", ".join(f"{c} {n}" for c, n in Counter(known.values()).most_common()))
+        run = _toolchain_ok()
     all_gpus = sorted({g.name for g in gpus})
 
     def one(item: tuple[tuple[str, str], list[int]]) -> tuple[list[int], Any]:
         (source, args), where = item
         kernels = [str(rows["kernel"][i]) for i in where]
+        go = run and (source, args) not in known
         try:
-            recs, _ = run_program_counts(sources / source, args, kernels, all_gpus, timeout)
+            recs, _ = run_program_counts(sources / source, args, kernels, all_gpus, timeout,
+                                         run=go)
         except RidgelineError as e:
             return where, e
         return where, recs
@@ -149,6 +163,8 @@ def _with_counts(sub: pd.DataFrame, rows: pd.DataFrame, gpus: list[Any], sources
             leave=False) as bar:
         for where, res in pool.map(one, todo.items()):
             bar.update(1)
+            if not isinstance(res, Exception) and not res:
+                continue
             if isinstance(res, Exception):
                 log.info("counting %s failed: %s", rows["source"][where[0]], res)
                 continue
@@ -159,6 +175,18 @@ def _with_counts(sub: pd.DataFrame, rows: pd.DataFrame, gpus: list[Any], sources
                     for c, v in launch_record_features(rec, gpus[j].name).items():
                         base.at[j, c] = v
     return base
+
+
+def _toolchain_ok() -> bool:
+    """Whether CPU-execution counting can build programs here (says why not, once)."""
+    from ridgeline.counting.toolchain import find_toolchain
+
+    try:
+        find_toolchain()
+    except RidgelineError as e:
+        log.warning("no program is counted (FLOPs and DRAM bytes are learned instead): %s", e)
+        return False
+    return True
 
 
 def _fill(out: pd.DataFrame, idx: np.ndarray, counts: pd.DataFrame, times: np.ndarray,

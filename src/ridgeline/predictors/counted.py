@@ -21,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ridgeline.errors import LaunchError
@@ -29,9 +30,14 @@ from ridgeline.predictors.base import Dim3, parse_dim3
 __all__ = ["COUNTED_COLUMNS", "COUNTED_FILE", "match_kernel", "build_counted_table",
            "counted_features", "attach_counted", "launch_record_features", "run_counts",
            "load_counted_table", "run_program_counts", "record_for", "merge_launches",
-           "pick_launch", "shape_key", "TEMPLATE_FRAGMENT"]
+           "pick_launch", "shape_key", "TEMPLATE_FRAGMENT", "build_count_runs",
+           "load_count_runs", "RUNS_FILE"]
 
 COUNTED_FILE = "hecbench-counted.csv"
+#: every (source, exe_args) the counting benchmark ran, with its outcome (``counted``, or the
+#: cause of the failure when no run counted a launch): a batch with ``--count auto`` does not
+#: run them again (derived from benchmarks/results)
+RUNS_FILE = "hecbench-count-runs.csv"
 
 #: log10(1 + x) of counted quantities; NaN where the row has no counts
 COUNTED_COLUMNS = ["c_has", "c_sp", "c_dp", "c_hp", "c_int", "c_arith", "c_logic", "c_cmp",
@@ -183,6 +189,39 @@ def build_counted_table(results: Iterable[Path], rows: pd.DataFrame) -> pd.DataF
                         + COUNTED_COLUMNS)
 
 
+def build_count_runs(results: Iterable[Path]) -> pd.DataFrame:
+    """(source, exe_args, outcome) of every program run in *results*: ``counted`` when some
+    run counted a launch, else the last failure's cause."""
+    ok: set[tuple[str, str]] = set()
+    failed: dict[tuple[str, str], str] = {}
+    for path in results:
+        for line in Path(path).read_text().splitlines():
+            if not line.strip():
+                continue
+            r = json.loads(line)
+            key = (r["source"], (r.get("args") or "").strip())
+            if r.get("launches"):
+                ok.add(key)
+            elif "error" in r:
+                failed[key] = str((r["error"] or {}).get("cause", "unknown"))
+    rows = [{"source": s_, "exe_args": a, "outcome": "counted" if (s_, a) in ok else
+             failed[(s_, a)]} for s_, a in sorted(ok | set(failed))]
+    return pd.DataFrame(rows, columns=["source", "exe_args", "outcome"])
+
+
+def load_count_runs() -> dict[tuple[str, str], str]:
+    """The shipped benchmark runs: (source, stripped exe_args) -> outcome (empty when
+    absent)."""
+    p = resources.files("ridgeline").joinpath("models", RUNS_FILE)
+    try:
+        with p.open("r") as fh:
+            t = pd.read_csv(fh, dtype=str, keep_default_na=False)
+    except (FileNotFoundError, OSError):
+        return {}
+    return {(str(src), str(args).strip()): str(out) for src, args, out in
+            zip(t["source"], t["exe_args"], t["outcome"], strict=True)}
+
+
 def load_counted_table() -> pd.DataFrame:
     """The shipped counted table (empty when absent)."""
     p = resources.files("ridgeline").joinpath("models", COUNTED_FILE)
@@ -196,34 +235,68 @@ def load_counted_table() -> pd.DataFrame:
 
 def attach_counted(table: pd.DataFrame, counted: pd.DataFrame | None = None) -> pd.DataFrame:
     """*table* with :data:`COUNTED_COLUMNS` filled from *counted* (default: the shipped
-    counted table) where source, exe_args, kernel, gpu and (where both have them) the launch
-    sizes ``grid_size``/``block_size`` match; NaN elsewhere."""
+    counted table) for rows whose source, exe_args and kernel match, in order of preference:
+    the same GPU and launch sizes (``grid_size``/``block_size``, where both sides have them),
+    the same GPU with other sizes, then the counted GPU whose L2 is nearest in size to the
+    row's (FLOPs and integer ops do not depend on the GPU; DRAM bytes were modelled with that
+    L2), with the same sizes first. NaN where nothing matches."""
     if counted is None:
         counted = load_counted_table()
     base = table.drop(columns=[c for c in COUNTED_COLUMNS if c in table]).reset_index(drop=True)
-    if len(counted) == 0:
-        for name in COUNTED_COLUMNS:
-            base[name] = float("nan")
+    for name in COUNTED_COLUMNS:
+        base[name] = float("nan")
+    if len(counted) == 0 or len(base) == 0:
         return base
-    keys = list(_KEYS)
     left = base[_KEYS].copy()
-    if all(c in counted for c in _SHAPE) and all(c in base for c in ("grid_size",
-                                                                    "block_size")):
-        keys += ["shape"]
-        counted = counted.assign(shape=[
-            f"{g}|{b}" if isinstance(g, str) and g and isinstance(b, str) and b else ""
-            for g, b in zip(counted["grid"], counted["block"], strict=True)])
-        left["shape"] = [shape_key(g, b) for g, b in zip(base["grid_size"], base["block_size"],
-                                                         strict=True)]
-    cnt = counted[keys + COUNTED_COLUMNS].copy()
-    cnt["exe_args"] = cnt["exe_args"].fillna("").astype(str)
-    cnt = cnt.drop_duplicates(keys)
     left["exe_args"] = left["exe_args"].fillna("")
     left = left.astype(str)
-    merged = left.merge(cnt, on=keys, how="left")
-    for name in COUNTED_COLUMNS:
-        base[name] = merged[name].to_numpy(float)
+    cnt = counted.copy()
+    cnt["exe_args"] = cnt["exe_args"].fillna("").astype(str)
+    sized = all(c in cnt for c in _SHAPE) and all(c in base for c in ("grid_size",
+                                                                      "block_size"))
+    left["shape"] = [shape_key(g, b) for g, b in zip(base["grid_size"], base["block_size"],
+                                                     strict=True)] if sized else ""
+    cnt["shape"] = [f"{g}|{b}" if isinstance(g, str) and g and isinstance(b, str) and b else ""
+                    for g, b in zip(cnt["grid"], cnt["block"], strict=True)] if sized else ""
+    left["_row"] = np.arange(len(left))
+    l2 = {g: _l2_of(g) for g in set(left["gpu"]) | set(cnt["gpu"].astype(str))}
+    left["_l2"] = left["gpu"].map(l2)
+    cnt["_l2"] = cnt["gpu"].astype(str).map(l2)
+    ident = ["source", "exe_args", "kernel"]
+    tiers = [(ident + ["gpu", "shape"], False), (ident + ["gpu"], False),
+             (ident + ["shape"], True), (ident, True)]
+    todo = left
+    for keys, near in tiers:
+        if not len(todo):
+            break
+        if "shape" in keys and not sized:
+            continue
+        right = cnt[keys + ["_l2"] + COUNTED_COLUMNS].drop_duplicates(keys if not near else
+                                                                       keys + ["_l2"])
+        m = todo[keys + ["_row", "_l2"]].merge(right, on=keys, how="inner",
+                                                suffixes=("", "_c"))
+        if not len(m):
+            continue
+        if near:
+            dist = np.abs(np.log(m["_l2_c"].to_numpy(float) / m["_l2"].to_numpy(float)))
+            m = m.assign(_d=np.nan_to_num(dist, nan=np.inf)).sort_values(["_row", "_d"])
+        m = m.drop_duplicates("_row")
+        rows = m["_row"].to_numpy(int)
+        for name in COUNTED_COLUMNS:
+            base.loc[rows, name] = m[name].to_numpy(float)
+        todo = todo[~todo["_row"].isin(set(rows))]
     return base
+
+
+def _l2_of(gpu: str) -> float:
+    """L2 bytes of a cataloged GPU name (NaN when unknown)."""
+    from ridgeline.errors import RidgelineError
+    from ridgeline.hardware import get_gpu
+
+    try:
+        return float(get_gpu(gpu).l2_bytes)
+    except RidgelineError:
+        return float("nan")
 
 
 def counted_features(launches: list[dict[str, Any]] | None, gpu: str,
@@ -304,11 +377,12 @@ def run_counts(program_dir: Path, args: str, kernel: str, gpus: list[str],
 
 
 def run_program_counts(program_dir: Path, args: str, kernels: list[str], gpus: list[str],
-                       timeout: float) -> tuple[list[dict[str, Any]], bool]:
+                       timeout: float, run: bool = True) -> tuple[list[dict[str, Any]], bool]:
     """Counted launches (one per kernel) of one run of *program_dir* with *args*, for the
     *kernels* a batch asks about (the run stops once each has a counted launch) and the DRAM
     model of each of *gpus*; cached on disk like :func:`run_counts`. Raises
-    :class:`ridgeline.counting.ProgramRunError` when the program cannot be counted."""
+    :class:`ridgeline.counting.ProgramRunError` when the program cannot be counted. With
+    *run* false only the cache is read (no records when it has none)."""
     from ridgeline.counting import count_run
 
     wanted = sorted({_OMP_PREFIX.sub("", k) for k in kernels})
@@ -317,11 +391,36 @@ def run_program_counts(program_dir: Path, args: str, kernels: list[str], gpus: l
     cached = _cache_read(path)
     if cached is not None:
         return cached, True
-    res = count_run(program_dir, args, kernel=None, launches=1, gpu=gpus, timeout=timeout,
-                    expect=wanted)
+    if not run:
+        return [], False
+    from ridgeline.counting import ProgramRunError
+
+    fail = path.with_suffix(".failed.json")
+    prior = _failure_read(fail)
+    # a failure is final for the same sources and arguments unless the time limit grew
+    if prior is not None and (prior["cause"] != "timeout" or prior["timeout"] >= timeout):
+        raise ProgramRunError(program_dir.name, prior["cause"],
+                              f"{prior['detail']} (cached failure; delete {fail} to retry)")
+    try:
+        res = count_run(program_dir, args, kernel=None, launches=1, gpu=gpus,
+                        timeout=timeout, expect=wanted)
+    except ProgramRunError as e:
+        fail.parent.mkdir(parents=True, exist_ok=True)
+        fail.write_text(json.dumps({"cause": e.cause, "detail": e.detail[:500],
+                                    "timeout": timeout}))
+        raise
     recs = [r.to_dict() for r in res]
     _cache_write(path, recs)
     return recs, False
+
+
+def _failure_read(path: Path) -> dict[str, Any] | None:
+    try:
+        d = json.loads(path.read_text())
+        return {"cause": str(d["cause"]), "detail": str(d.get("detail", "")),
+                "timeout": float(d.get("timeout", 0.0))}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def record_for(recs: list[dict[str, Any]], kernel: str, model_type: str,
