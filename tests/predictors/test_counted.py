@@ -29,6 +29,14 @@ def test_match_kernel_omp_tails_and_prefixes() -> None:
     assert match_kernel("main_l99", names, "omp") is None
     assert match_kernel("add_kernel", ["add_kernel", "add_kernel_v2"], "cuda") == "add_kernel"
     assert match_kernel("int>", ["add_kernel"], "cuda") is None
+    # a profiled build a few lines off: the nearest region of the same function within 8
+    # lines, none when two are equally near or all are farther
+    regions = ["main_l185", "main_l207", "main_l212", "_Z6renderPhiiiP5Plane_l303"]
+    assert match_kernel("main_l190", regions, "omp") == "main_l185"
+    assert match_kernel("main_l210", regions, "omp") == "main_l212"
+    assert match_kernel("Plane_l309", regions, "omp") == "_Z6renderPhiiiP5Plane_l303"
+    assert match_kernel("main_l196", ["main_l192", "main_l200"], "omp") is None
+    assert match_kernel("main_l250", regions, "omp") is None
 
 
 def _record(kernel: str, sp: float, dram: dict[str, float], **kw: object) -> dict[str, object]:

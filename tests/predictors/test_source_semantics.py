@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from ridgeline.errors import KernelNotFoundError
 from ridgeline.predictors.analysis import analyze_launch
 from ridgeline.predictors.base import KernelRef, Launch
 from ridgeline.predictors.srcscan import (
@@ -136,6 +139,11 @@ int main(int argc, char **argv)
 """)
     prog = load_program(d)
     assert prog.omp[0].line == 8 and "thread_limit(64)" in prog.omp[0].pragma
+    # a profile of slightly edited sources names the region a few lines off: within 8 lines
+    # it is the same region, farther it is unknown
+    assert prog.omp_region("main_l14") is prog.omp[0]
+    with pytest.raises(KernelNotFoundError, match="main_l30"):
+        prog.omp_region("main_l30")
     a = analyze_launch(KernelRef("main_l8", (d,)), Launch(args="4096"))
     assert a.threads == 4096  # 64 teams x 64 threads run the body
     assert a.counts().flops_sp == 4096

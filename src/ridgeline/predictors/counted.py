@@ -26,6 +26,7 @@ import pandas as pd
 
 from ridgeline.errors import LaunchError
 from ridgeline.predictors.base import Dim3, parse_dim3
+from ridgeline.predictors.srcscan import OMP_LINE_SLACK
 
 __all__ = ["COUNTED_COLUMNS", "COUNTED_FILE", "match_kernel", "build_counted_table",
            "counted_features", "attach_counted", "launch_record_features", "run_counts",
@@ -51,6 +52,7 @@ _SHAPE = ["grid", "block"]
 #: (``int>``, ``float,``): such a row is matched on its launch sizes alone
 TEMPLATE_FRAGMENT = re.compile(r"^[\w:\s]*[>,]$")
 _OMP_PREFIX = re.compile(r"^__omp_offloading_[0-9a-f]+_[0-9a-f]+_")
+_REGION = re.compile(r"^(.*)_l(\d+)$")
 
 
 def _lg(x: Any) -> float:
@@ -68,7 +70,9 @@ def match_kernel(name: str, counted: Iterable[str], model_type: str) -> str | No
     and file ids differ between builds, so they are dropped) or a truncated tail of the
     mangled region name (``Pf_l269`` for ``_Z9compute_fiPKfS0_Pf_l269``): a counted name
     matches when it ends with that tail; several matches (template instantiations) are
-    ambiguous and left out."""
+    ambiguous and left out. Without such a match, the counted region of the same function
+    tail nearest in line, within OMP_LINE_SLACK lines (a profiled build of slightly other
+    sources), unless two are equally near."""
     names = list(dict.fromkeys(counted))
     if model_type != "omp":
         return name if name in names else None
@@ -76,7 +80,22 @@ def match_kernel(name: str, counted: Iterable[str], model_type: str) -> str | No
     if short in names:
         return short
     hits = [n for n in names if n.endswith(short)]
-    return hits[0] if len(hits) == 1 else None
+    if hits:
+        return hits[0] if len(hits) == 1 else None
+    # the profiled build's region line a few lines off the counted one (same function tail)
+    m = _REGION.match(short)
+    if not m:
+        return None
+    near: list[tuple[int, str]] = []
+    for n in names:
+        mn = _REGION.match(n)
+        if mn and mn.group(1).endswith(m.group(1)) and \
+                abs(int(mn.group(2)) - int(m.group(2))) <= OMP_LINE_SLACK:
+            near.append((abs(int(mn.group(2)) - int(m.group(2))), n))
+    near.sort()
+    if not near or (len(near) > 1 and near[0][0] == near[1][0]):
+        return None
+    return near[0][1]
 
 
 def launch_record_features(rec: dict[str, Any], gpu: str | None) -> dict[str, float]:

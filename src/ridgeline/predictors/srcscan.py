@@ -139,6 +139,9 @@ class OmpRegion:
 
 
 _PROGRAM_SERIAL = itertools.count()
+#: how many lines a profiled OpenMP region name (``main_l190``) may be off its region in the
+#: sources (the counting runtime's expect rule uses the same slack)
+OMP_LINE_SLACK = 8
 
 
 @dataclass
@@ -176,11 +179,12 @@ class Program:
         m = re.search(r"_l(\d+)$", name)
         if m:
             line = int(m.group(1))
-            hits = [r for r in self.omp if r.line == line]
-            hits.sort(key=lambda r: (r.function is None or not name.startswith(r.function)))
-            if hits:
-                return hits[0]
-            near = [r for r in self.omp if abs(r.line - line) <= 3]
+            # the profiled build's line may be a few lines off the sources at hand (edits
+            # above the region): the nearest region within OMP_LINE_SLACK lines, preferring
+            # the named function (the counting runtime matches regions the same way)
+            near = [r for r in self.omp if abs(r.line - line) <= OMP_LINE_SLACK]
+            near.sort(key=lambda r: (r.function is None or not name.startswith(r.function),
+                                     abs(r.line - line)))
             if near:
                 return near[0]
         raise KernelNotFoundError(name, self.kernel_names())
