@@ -31,6 +31,7 @@ from ridgeline.errors import LaunchError
 from ridgeline.hardware import Counts, get_gpu, get_rule
 from ridgeline.predictors.base import parse_dim3
 from ridgeline.predictors.counted import TEMPLATE_FRAGMENT, merge_launches, shape_key
+from ridgeline.predictors.srcscan import renamed_kernel
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "external" / "gpuFLOPBench" / "src"
@@ -200,14 +201,21 @@ def _line_of(name: str) -> int:
 def _match(model: str, gt_kernel: str, launches: list[dict], gt_all: list[str],
            shapes: frozenset[str] | set[str] = frozenset()) -> list[dict]:
     """Launch records of a profiled kernel; a template-fragment name (``int>``) takes the
-    launches of any kernel whose sizes are among the profiled rows' *shapes*."""
+    launches of any kernel whose sizes are among the profiled rows' *shapes*, another name
+    the kernel it was renamed from (srcscan.renamed_kernel)."""
     if model == "omp":
         ours = sorted({r["kernel"] for r in launches})
         target = _omp_pairs(gt_all, ours).get(gt_kernel)
         return [r for r in launches if r["kernel"] == target]
     named = [r for r in launches if r["kernel"] == gt_kernel]
-    if named or not TEMPLATE_FRAGMENT.match(gt_kernel):
+    if named:
         return named
+    if not TEMPLATE_FRAGMENT.match(gt_kernel):
+        # renamed since the profiled version (as the predictor matches it), unless the
+        # counted kernel is profiled under its own name too
+        other = renamed_kernel(gt_kernel, sorted({r["kernel"] for r in launches}))
+        return [r for r in launches if r["kernel"] == other] if other and \
+            other not in gt_all else []
     sized = [r for r in launches if shape_key(r.get("grid"), r.get("block")) in shapes]
     # the first kernel with those sizes (as the predictor's counted table takes it)
     return [r for r in sized if r["kernel"] == sized[0]["kernel"]] if sized else []

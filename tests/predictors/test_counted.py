@@ -29,6 +29,14 @@ def test_match_kernel_omp_tails_and_prefixes() -> None:
     assert match_kernel("main_l99", names, "omp") is None
     assert match_kernel("add_kernel", ["add_kernel", "add_kernel_v2"], "cuda") == "add_kernel"
     assert match_kernel("int>", ["add_kernel"], "cuda") is None
+    # kernels renamed between the profiled and the present version of a program: the one
+    # kernel the name starts or ends with; none when several or none do
+    assert match_kernel("attention_kernel1", ["kernel1", "kernel2"], "cuda") == "kernel1"
+    assert match_kernel("gemm_impl1", ["gemm", "init"], "cuda") == "gemm"
+    assert match_kernel("jaccard_is_opt", ["jaccard_is", "jaccard_jw"], "cuda") == "jaccard_is"
+    assert match_kernel("sum_kernel", ["kernel", "sum_k"], "cuda") is None  # ambiguous
+    assert match_kernel("compare", ["compute"], "cuda") is None
+    assert match_kernel("int>", ["int_kernel"], "cuda") is None  # fragments: sizes only
     # a profiled build a few lines off: the nearest region of the same function within 8
     # lines, none when two are equally near or all are farther
     regions = ["main_l185", "main_l207", "main_l212", "_Z6renderPhiiiP5Plane_l303"]

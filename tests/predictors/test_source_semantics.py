@@ -197,3 +197,24 @@ int main(int argc, char **argv)
     assert a.stats.fp["dp"] == 100 * 64
     assert a.footprint == 100 * 64 * 8 + 100 * 8
     assert a.counts().dram_bytes == a.footprint
+
+
+def test_a_kernel_renamed_since_the_profile_is_guessed_and_says_so(tmp_path: Path) -> None:
+    d = _prog(tmp_path, "ren-cuda", """
+__global__ void kernel1(float *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = a[i] * 2.0f;
+}
+__global__ void kernel2(float *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = a[i] + 1.0f;
+}
+int main() { return 0; }
+""")
+    a = analyze_launch(KernelRef("attention_kernel1", (d,)), Launch(grid=(4, 1, 1),
+                                                                     block=(256, 1, 1)))
+    assert any("GUESSED 'kernel1'" in n for n in a.notes)
+    assert a.counts().flops_sp == 1024
+    with pytest.raises(KernelNotFoundError, match="attention_kernel9"):
+        analyze_launch(KernelRef("attention_kernel9", (d,)), Launch(grid=(4, 1, 1),
+                                                                    block=(256, 1, 1)))

@@ -17,13 +17,18 @@ from ridgeline.predictors.argeval import TYPE_SIZES, Dim, Env, split_args, try_e
 from ridgeline.predictors.base import Dim3, KernelRef, Launch
 from ridgeline.predictors.hostenv import _cached, _globals, bind_params, host_env
 from ridgeline.predictors.kernelstats import Callees, Stats, _types, analyze, resolve_type
-from ridgeline.predictors.srcscan import Function, Program, load_program, match_paren, split_top
+from ridgeline.predictors.srcscan import (
+    TEMPLATE_FRAGMENT,
+    Function,
+    Program,
+    load_program,
+    match_paren,
+    renamed_kernel,
+    split_top,
+)
 from ridgeline.predictors.srcscan import Launch as Site
 
 __all__ = ["KernelAnalysis", "analyze_launch", "args_numbers"]
-
-_TEMPLATE_FRAGMENT = re.compile(r"^[\w:\s]*[>,]$")
-
 
 @dataclass
 class KernelAnalysis:
@@ -97,8 +102,13 @@ def _pick_kernel(prog: Program, name: str, launch: Launch) -> tuple[Function, li
     try:
         return prog.kernel(name), []
     except KernelNotFoundError:
-        if not (_TEMPLATE_FRAGMENT.match(name) and prog.kernels):
-            raise
+        if not (TEMPLATE_FRAGMENT.match(name) and prog.kernels):
+            other = renamed_kernel(name, prog.kernel_names())
+            if other is None:
+                raise
+            return prog.kernel(other), [
+                f"kernel {name!r} is not in the sources; GUESSED {other!r}, the one kernel "
+                "whose name it starts or ends with (a profile of another version)"]
     # upstream rows name a template argument instead of the kernel: match on launch sizes
     for site in prog.launches:
         if launch.grid is None or launch.block is None:

@@ -26,7 +26,7 @@ import pandas as pd
 
 from ridgeline.errors import LaunchError
 from ridgeline.predictors.base import Dim3, parse_dim3
-from ridgeline.predictors.srcscan import OMP_LINE_SLACK
+from ridgeline.predictors.srcscan import OMP_LINE_SLACK, TEMPLATE_FRAGMENT, renamed_kernel
 
 __all__ = ["COUNTED_COLUMNS", "COUNTED_FILE", "match_kernel", "build_counted_table",
            "counted_features", "attach_counted", "launch_record_features", "run_counts",
@@ -48,9 +48,6 @@ COUNTED_COLUMNS = ["c_has", "c_sp", "c_dp", "c_hp", "c_int", "c_arith", "c_logic
 _KEYS = ["source", "exe_args", "kernel", "gpu"]
 #: launch sizes of a row (normalised ``256,1,1``), keyed on where the counted table has them
 _SHAPE = ["grid", "block"]
-#: upstream names some templated CUDA kernels by a fragment of their template arguments
-#: (``int>``, ``float,``): such a row is matched on its launch sizes alone
-TEMPLATE_FRAGMENT = re.compile(r"^[\w:\s]*[>,]$")
 _OMP_PREFIX = re.compile(r"^__omp_offloading_[0-9a-f]+_[0-9a-f]+_")
 _REGION = re.compile(r"^(.*)_l(\d+)$")
 
@@ -66,7 +63,9 @@ def _lg(x: Any) -> float:
 def match_kernel(name: str, counted: Iterable[str], model_type: str) -> str | None:
     """The counted kernel a data row's kernel name refers to, or None (absent or ambiguous).
 
-    CUDA names match exactly. OpenMP rows carry either the full offloading symbol (device
+    CUDA names match exactly, else the one counted kernel the name starts or ends with
+    (:func:`ridgeline.predictors.srcscan.renamed_kernel`; not for template fragments). OpenMP
+    rows carry either the full offloading symbol (device
     and file ids differ between builds, so they are dropped) or a truncated tail of the
     mangled region name (``Pf_l269`` for ``_Z9compute_fiPKfS0_Pf_l269``): a counted name
     matches when it ends with that tail; several matches (template instantiations) are
@@ -75,7 +74,9 @@ def match_kernel(name: str, counted: Iterable[str], model_type: str) -> str | No
     sources), unless two are equally near."""
     names = list(dict.fromkeys(counted))
     if model_type != "omp":
-        return name if name in names else None
+        if name in names:
+            return name
+        return None if TEMPLATE_FRAGMENT.match(name) else renamed_kernel(name, names)
     short = _OMP_PREFIX.sub("", name)
     if short in names:
         return short

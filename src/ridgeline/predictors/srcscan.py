@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import re
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -191,6 +192,23 @@ class Program:
 
     def launches_of(self, name: str) -> list[Launch]:
         return [la for la in self.launches if la.kernel == name]
+
+
+#: upstream names some templated CUDA kernels by a fragment of their template arguments
+#: (``int>``, ``float,``): such a row is matched on its launch sizes alone
+TEMPLATE_FRAGMENT = re.compile(r"^[\w:\s]*[>,]$")
+
+
+def renamed_kernel(name: str, names: Iterable[str]) -> str | None:
+    """The one kernel of *names* that *name* starts or ends with, or that starts with *name*,
+    ignoring case: profiles of another version of a program call ``kernel1``
+    ``attention_kernel1`` and ``gemm`` ``gemm_impl1``. None when no kernel or several match
+    (names under 4 characters never do)."""
+    low = name.lower()
+    hits = list(dict.fromkeys(
+        n for n in names if len(n) >= 4 and n.lower() != low and (
+            low.endswith(n.lower()) or low.startswith(n.lower()) or n.lower().startswith(low))))
+    return hits[0] if len(hits) == 1 else None
 
 
 def _line_of(text: str, pos: int) -> int:
