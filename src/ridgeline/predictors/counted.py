@@ -11,6 +11,7 @@ Two uses:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -342,7 +343,10 @@ _SRC_SUFFIXES = {".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh", ".h", ".hh", ".hpp"
 
 
 def _folder_key(program_dir: Path, args: str, kernel: str, gpus: list[str]) -> str:
-    h = hashlib.sha256()
+    """Cache key of a counting run: the program's sources, the arguments, the kernels asked
+    for, the GPUs modelled and the counting code itself (its runtime and instrumentation:
+    counts made by an older ridgeline are not reused)."""
+    h = hashlib.sha256(_counter_digest().encode())
     for p in sorted(program_dir.rglob("*")):
         # sources only: a run may write outputs into the folder
         if (p.is_file() and p.suffix.lower() in _SRC_SUFFIXES
@@ -351,6 +355,16 @@ def _folder_key(program_dir: Path, args: str, kernel: str, gpus: list[str]) -> s
             h.update(p.read_bytes())
     h.update(json.dumps([args, kernel, sorted(gpus)]).encode())
     return h.hexdigest()[:32]
+
+
+@functools.lru_cache(maxsize=1)
+def _counter_digest() -> str:
+    root = Path(str(resources.files("ridgeline").joinpath("counting")))
+    h = hashlib.sha256()
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and p.suffix in (".py", ".c", ".cpp", ".h"):
+            h.update(p.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def _cache_read(path: Path) -> list[dict[str, Any]] | None:
