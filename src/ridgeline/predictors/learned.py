@@ -245,8 +245,8 @@ def _latency_bound(base: pd.DataFrame, gf: pd.DataFrame, gpus: list[GPU]) -> pd.
     issue bound divides the warp instructions (integer ops + FLOPs / 1.5) by that rate, the
     memory bound the warp loads and stores with the memory latency. A launch of one block
     whose threads loop a million times is bound here, far above its roofline time (over the
-    2375 counted HeCBench rows, log10(measured / bound) has median 0.55 with the roofline
-    bound alone, 0.24 with the longer of the two). NaN where a row has no counts or launch
+    2746 counted HeCBench rows, log10(measured / bound) has median 0.56 with the roofline
+    bound alone, 0.11 with the longer of the two). NaN where a row has no counts or launch
     size."""
     def lin(col: str) -> np.ndarray:
         v = base[col].to_numpy(float) if col in base else np.full(len(base), np.nan)
