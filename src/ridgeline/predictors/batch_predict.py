@@ -138,7 +138,8 @@ def _with_counts(sub: pd.DataFrame, rows: pd.DataFrame, gpus: list[Any], sources
         # programs the shipped benchmark runs counted (the kernels still missing were not
         # reached) or failed to count are not run again
         runs = load_count_runs()
-        known = {k: runs[k].replace("counted", "kernel not reached") for k in todo if k in runs}
+        known = {k: "kernel not reached" if runs[k] == "counted" else runs[k]
+                 for k in todo if k in runs}
         if known:
             log.info("%d program runs skipped: the shipped benchmark runs counted them or "
                      "failed to (%s)", len(known),
@@ -163,8 +164,6 @@ def _with_counts(sub: pd.DataFrame, rows: pd.DataFrame, gpus: list[Any], sources
             leave=False) as bar:
         for where, res in pool.map(one, todo.items()):
             bar.update(1)
-            if not isinstance(res, Exception) and not res:
-                continue
             if isinstance(res, Exception):
                 log.info("counting %s failed: %s", rows["source"][where[0]], res)
                 continue

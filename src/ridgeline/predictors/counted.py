@@ -17,7 +17,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ridgeline.errors import LaunchError
+from ridgeline.errors import LaunchError, RidgelineError
+from ridgeline.hardware import get_gpu
 from ridgeline.predictors.base import Dim3, parse_dim3
 from ridgeline.predictors.srcscan import OMP_LINE_SLACK, TEMPLATE_FRAGMENT, renamed_kernel
 
@@ -153,18 +154,26 @@ def pick_launch(launches: list[dict[str, Any]], kernel: str, model_type: str,
     if k is None and not fragment:
         return None
     pool = [x for x in launches if fragment or x.get("kernel") == k]
-    if grid is not None and block is not None:
-        same = [x for x in pool if _dim(x.get("grid")) == grid and _dim(x.get("block")) == block]
-        if same:
-            pool = same
-        elif fragment:
-            return None
-    elif fragment:
+    if fragment and not _with_sizes(pool, grid, block):
         return None
-    if not pool:
-        return None
-    rec = min(pool, key=lambda x: (x.get("variant", 0), x.get("launch", 0)))
-    return None if rec.get("spmd_partial") else rec
+    rec = _first_launch(pool, grid, block)
+    return None if rec is None or rec.get("spmd_partial") else rec
+
+
+def _with_sizes(launches: list[dict[str, Any]], grid: Dim3 | None, block: Dim3 | None
+                ) -> list[dict[str, Any]]:
+    """The launches with exactly *grid* and *block* (none when either is unknown)."""
+    if grid is None or block is None:
+        return []
+    return [x for x in launches if _dim(x.get("grid")) == grid and _dim(x.get("block")) == block]
+
+
+def _first_launch(launches: list[dict[str, Any]], grid: Dim3 | None = None,
+                  block: Dim3 | None = None) -> dict[str, Any] | None:
+    """The first launch (first template variant) with *grid* and *block*, else the first
+    launch at all; None without launches."""
+    pool = _with_sizes(launches, grid, block) or launches
+    return min(pool, key=lambda x: (x.get("variant", 0), x.get("launch", 0))) if pool else None
 
 
 def merge_launches(earlier: list[dict[str, Any]], later: list[dict[str, Any]]
@@ -176,19 +185,23 @@ def merge_launches(earlier: list[dict[str, Any]], later: list[dict[str, Any]]
     return [x for x in earlier if x["kernel"] not in newer] + list(later)
 
 
+def _result_records(results: Iterable[Path]) -> Iterator[tuple[tuple[str, str], dict[str, Any]]]:
+    """((source, stripped args), record) of every program run in the JSON-lines *results*."""
+    for path in results:
+        for line in Path(path).read_text().splitlines():
+            if line.strip():
+                r = json.loads(line)
+                yield (r["source"], (r.get("args") or "").strip()), r
+
+
 def build_counted_table(results: Iterable[Path], rows: pd.DataFrame) -> pd.DataFrame:
     """Counted feature columns for every (source, exe_args, kernel, gpu) of *rows* that a
     counting result covers. *results* are JSON-lines files with one record per program run
     (``source``, ``args``, ``launches`` or ``error``)."""
     runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for path in results:
-        for line in Path(path).read_text().splitlines():
-            if not line.strip():
-                continue
-            r = json.loads(line)
-            if r.get("launches"):
-                key = (r["source"], (r.get("args") or "").strip())
-                runs[key] = merge_launches(runs.get(key, []), r["launches"])
+    for key, r in _result_records(results):
+        if r.get("launches"):
+            runs[key] = merge_launches(runs.get(key, []), r["launches"])
     out = []
     uniq = rows[["source", "exe_args", "kernel", "model_type", "gpu"]].astype(str)
     sized = "grid_size" in rows and "block_size" in rows
@@ -215,16 +228,11 @@ def build_count_runs(results: Iterable[Path]) -> pd.DataFrame:
     run counted a launch, else the last failure's cause."""
     ok: set[tuple[str, str]] = set()
     failed: dict[tuple[str, str], str] = {}
-    for path in results:
-        for line in Path(path).read_text().splitlines():
-            if not line.strip():
-                continue
-            r = json.loads(line)
-            key = (r["source"], (r.get("args") or "").strip())
-            if r.get("launches"):
-                ok.add(key)
-            elif "error" in r:
-                failed[key] = str((r["error"] or {}).get("cause", "unknown"))
+    for key, r in _result_records(results):
+        if r.get("launches"):
+            ok.add(key)
+        elif "error" in r:
+            failed[key] = str((r["error"] or {}).get("cause", "unknown"))
     rows = [{"source": s_, "exe_args": a, "outcome": "counted" if (s_, a) in ok else
              failed[(s_, a)]} for s_, a in sorted(ok | set(failed))]
     return pd.DataFrame(rows, columns=["source", "exe_args", "outcome"])
@@ -277,8 +285,8 @@ def attach_counted(table: pd.DataFrame, counted: pd.DataFrame | None = None) -> 
                                                                       "block_size"))
     left["shape"] = [shape_key(g, b) for g, b in zip(base["grid_size"], base["block_size"],
                                                      strict=True)] if sized else ""
-    cnt["shape"] = [f"{g}|{b}" if isinstance(g, str) and g and isinstance(b, str) and b else ""
-                    for g, b in zip(cnt["grid"], cnt["block"], strict=True)] if sized else ""
+    cnt["shape"] = [shape_key(g, b) for g, b in zip(cnt["grid"], cnt["block"], strict=True)] \
+        if sized else ""
     left["_row"] = np.arange(len(left))
     l2 = {g: _l2_of(g) for g in set(left["gpu"]) | set(cnt["gpu"].astype(str))}
     left["_l2"] = left["gpu"].map(l2)
@@ -311,9 +319,6 @@ def attach_counted(table: pd.DataFrame, counted: pd.DataFrame | None = None) -> 
 
 def _l2_of(gpu: str) -> float:
     """L2 bytes of a cataloged GPU name (NaN when unknown)."""
-    from ridgeline.errors import RidgelineError
-    from ridgeline.hardware import get_gpu
-
     try:
         return float(get_gpu(gpu).l2_bytes)
     except RidgelineError:
@@ -324,12 +329,10 @@ def counted_features(launches: list[dict[str, Any]] | None, gpu: str,
                      grid: Dim3 | None = None, block: Dim3 | None = None) -> dict[str, float]:
     """Feature columns for a predict call: the counts of the first launch with *grid* and
     *block* (else the first launch), or NaN columns."""
-    if not launches:
+    rec = _first_launch(launches or [], grid, block)
+    if rec is None:
         return {c: float("nan") for c in COUNTED_COLUMNS}
-    order = sorted(launches, key=lambda x: (x.get("variant", 0), x.get("launch", 0)))
-    same = [x for x in order if grid is not None and block is not None
-            and _dim(x.get("grid")) == grid and _dim(x.get("block")) == block]
-    return launch_record_features((same or order)[0], gpu)
+    return launch_record_features(rec, gpu)
 
 
 def _cache_dir() -> Path:
