@@ -30,8 +30,12 @@ from ridgeline.datasets import load
 from ridgeline.errors import LaunchError
 from ridgeline.hardware import Counts, get_gpu, get_rule
 from ridgeline.predictors.base import parse_dim3
-from ridgeline.predictors.counted import TEMPLATE_FRAGMENT, merge_launches, shape_key
-from ridgeline.predictors.srcscan import renamed_kernel
+from ridgeline.predictors.counted import (
+    TEMPLATE_FRAGMENT,
+    match_kernel,
+    merge_launches,
+    shape_key,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "external" / "gpuFLOPBench" / "src"
@@ -207,15 +211,14 @@ def _match(model: str, gt_kernel: str, launches: list[dict], gt_all: list[str],
         ours = sorted({r["kernel"] for r in launches})
         target = _omp_pairs(gt_all, ours).get(gt_kernel)
         return [r for r in launches if r["kernel"] == target]
-    named = [r for r in launches if r["kernel"] == gt_kernel]
-    if named:
-        return named
+    # the name itself, or the kernel it was renamed from (the predictor's rule), unless that
+    # kernel is profiled under its own name too
+    k = match_kernel(gt_kernel, [r["kernel"] for r in launches], model)
+    if k is not None:
+        return [r for r in launches if r["kernel"] == k] if k == gt_kernel or \
+            k not in gt_all else []
     if not TEMPLATE_FRAGMENT.match(gt_kernel):
-        # renamed since the profiled version (as the predictor matches it), unless the
-        # counted kernel is profiled under its own name too
-        other = renamed_kernel(gt_kernel, sorted({r["kernel"] for r in launches}))
-        return [r for r in launches if r["kernel"] == other] if other and \
-            other not in gt_all else []
+        return []
     sized = [r for r in launches if shape_key(r.get("grid"), r.get("block")) in shapes]
     # the first kernel with those sizes (as the predictor's counted table takes it)
     return [r for r in sized if r["kernel"] == sized[0]["kernel"]] if sized else []
