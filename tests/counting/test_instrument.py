@@ -10,7 +10,7 @@ from ridgeline.counting.instrument import (
     type_size,
     wrap_omp_regions,
 )
-from ridgeline.counting.mathops import MATH_FLOPS
+from ridgeline.counting.mathops import MATH_FLOPS, SIN_COS_REDUCTION
 
 IR = """define dso_local void @k(ptr %x, ptr %y, i64 %n) {
 entry:
@@ -71,6 +71,26 @@ def test_math_call_precision_from_intrinsic_suffix() -> None:
     classify_call("llvm.fabs.f32", h)
     # sqrt f32 / f64 take sqrtf's / sqrt's GPU sequences; a 4-lane FMA is 8 DP
     assert h["sp"] == MATH_FLOPS["sqrtf"][1] and h["dp"] == MATH_FLOPS["sqrt"][1] + 8
+
+
+SIN_COS_IR = """define dso_local void @rot(float %a, float %b, double %c, ptr %o) {
+entry:
+  %s = call float @sinf(float %a)
+  %k = call float @cosf(float %a)
+  %t = call float @cosf(float %b)
+  %ds = call double @llvm.sin.f64(double %c)
+  %dk = call double @llvm.cos.f64(double %c)
+  store float %s, ptr %o, align 4
+  ret void
+}
+"""
+
+
+def test_sine_and_cosine_of_one_value_share_their_range_reduction() -> None:
+    # nvcc reduces %a once for its sine and cosine; the cosine of %b has its own reduction
+    h = instrument_ir(SIN_COS_IR).blocks[0]
+    assert h["sp"] == MATH_FLOPS["sinf"][1] + 2 * MATH_FLOPS["cosf"][1] - SIN_COS_REDUCTION["sp"]
+    assert h["dp"] == MATH_FLOPS["sin"][1] + MATH_FLOPS["cos"][1] - SIN_COS_REDUCTION["dp"]
 
 
 def test_omp_region_wrapper() -> None:

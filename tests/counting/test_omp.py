@@ -87,20 +87,20 @@ def test_teams_barriers_schedules_reduction(libomp: None, programs: Path, tmp_pa
 
 
 def test_many_teams_sampled(libomp: None, programs: Path) -> None:
-    n = 1 << 20  # 16384 teams x 64 threads > 2^18 threads: 8 teams counted, extrapolated
+    n = 1 << 20  # 16384 teams x 64 threads > 2^18: first, last and 8 more counted (alike)
     red = next(r for r in count_run(programs / "teams-omp", str(n), kernel="_l17",
                                     launches=1))
-    assert red.blocks_total == n // 64 and red.blocks_counted == 8
+    assert red.blocks_total == n // 64 and red.blocks_counted == 10
     assert red.homogeneous
     assert red.flops_sp == pytest.approx((n // 64) * 63, rel=1e-9)
     assert red.global_load_bytes == pytest.approx(4 * n, rel=1e-9)
 
 
 def test_large_distribute_loop_without_num_teams_sampled(libomp: None, programs: Path) -> None:
-    # no num_teams clause and 2^20 iterations: one team per 256 iterations (4096), 8 counted
+    # no num_teams clause and 2^20 iterations: one team per 256 iterations (4096), 10 counted
     n = 1 << 20
     s = count_run(programs / "saxpy-omp", str(n), kernel="_l6", launches=1)[0]
-    assert s.blocks_total == n // 256 and s.blocks_counted == 8
+    assert s.blocks_total == n // 256 and s.blocks_counted == 10
     assert s.flops_sp == pytest.approx(2 * n, rel=1e-9)
     assert s.global_load_bytes == pytest.approx(8 * n, rel=1e-9)
 
@@ -109,7 +109,7 @@ def test_slow_launch_sampled_after_its_first_team(libomp: None, programs: Path) 
     # a budget so small that team 0 already exceeds it: the other 63 teams are sampled
     red = count_run(programs / "teams-omp", "4096", kernel="_l17", launches=1,
                     launch_budget=1e-9)[0]
-    assert red.blocks_total == 64 and 3 <= red.blocks_counted <= 8
+    assert red.blocks_total == 64 and 3 <= red.blocks_counted <= 10
     assert red.flops_sp == pytest.approx(64 * 63, rel=1e-9)
     assert red.global_load_bytes == pytest.approx(4 * 4096, rel=1e-9)
 

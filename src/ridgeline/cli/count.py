@@ -33,8 +33,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--timeout", type=float, default=300, help="seconds for the run")
     p.add_argument("--memory-gb", type=float, default=8, help="address-space limit")
     p.add_argument("--sample-threshold", type=int, default=1 << 18, metavar="THREADS",
-                   help="CUDA grids with more threads count 8 sampled blocks (first, middle, "
-                   "last, random) and extrapolate")
+                   help="CUDA grids with more threads count their first and last blocks "
+                   "and a systematic sample of the others (8 or more, until the sampled "
+                   "work is known within 1%%, up to 1024 blocks or ~4 s) and extrapolate")
     p.add_argument("--idle-stop", type=float, default=None, metavar="SECONDS",
                    help="end the program this long after its last counted launch")
     p.add_argument("--run-all", action="store_true",

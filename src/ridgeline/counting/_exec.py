@@ -61,6 +61,8 @@ def build_and_count(backend: str, program_dir: Path, spec: BuildSpec, args: list
                "RL_KERNEL": opts.kernel or "", "RL_L2": ",".join(map(str, sizes)),
                "OMP_NUM_THREADS": "1", "RL_FULL_THREADS": str(opts.full_threads),
                "RL_SAMPLE_BLOCKS": str(opts.sample_blocks),
+               "RL_SAMPLE_MAX": str(opts.sample_max),
+               "RL_SAMPLE_BUDGET": str(opts.sample_budget),
                "RL_SAMPLE_SKIP": "1" if opts.sample_skip else "0",
                "RL_LAUNCH_BUDGET": str(opts.launch_budget),
                "RL_EXPECT": "\n".join(e for e in opts.expect if e), **(extra_env or {})}

@@ -47,7 +47,9 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
 
     *gpu* names one GPU (its modelled DRAM bytes land in ``dram_bytes``) or several (all in
     ``dram_bytes_by_gpu``). CUDA grids with more than *sample_threshold* threads count
-    *sample_blocks* blocks (first, middle, last, random) and extrapolate; the other blocks
+    their first and last blocks and a systematic sample of the others (at least
+    *sample_blocks*, doubling while the sampled blocks' work varies, up to 1024 or about 4
+    s; see ``__rl_sample_launch`` in ``runtime/rl_count.c``) and extrapolate; the other blocks
     are not run (with *sample_skip* False they run uncounted, so their results exist). OpenMP
     regions sample their teams the same way. A counted launch whose first block (team) shows
     that the whole grid would take more than *launch_budget* seconds is sampled too.

@@ -85,7 +85,11 @@ class RunOptions:
     workdir: Path | None = None
     #: CUDA: count every block when the grid has at most this many threads, else sample
     full_threads: int = 1 << 18
+    #: sampled launches: at least this many interior blocks (teams), at most sample_max,
+    #: stopping once their mean work is known within 1% or sample_budget seconds pass
     sample_blocks: int = 8
+    sample_max: int = 1024
+    sample_budget: float = 4.0
     #: sampled launches run only their sampled blocks/teams (False: the others run uncounted)
     sample_skip: bool = True
     #: sample a counted launch whose grid would take longer than this (seconds, measured on

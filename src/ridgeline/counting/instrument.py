@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ridgeline.counting.mathops import MATH_FLOPS, MATH_PREFIX_SKIP
+from ridgeline.counting.mathops import MATH_FLOPS, MATH_PREFIX_SKIP, SIN_COS_REDUCTION
 
 __all__ = ["Instrumented", "instrument_ir", "wrap_omp_regions", "OMP_PREFIX", "function_refs",
            "reachable", "launch_roots", "local_arrays"]
@@ -140,6 +140,31 @@ def classify_call(name: str, hist: dict[str, float]) -> None:
     prec = prec or p
     hist[prec] = hist.get(prec, 0) + flops * _vec_lanes(name)
     hist["math_calls"] = hist.get("math_calls", 0) + 1
+
+
+_SIN_COS = {"sinf": ("sp", "sin"), "cosf": ("sp", "cos"), "sin": ("dp", "sin"),
+            "cos": ("dp", "cos"), "llvm.sin.f32": ("sp", "sin"), "llvm.cos.f32": ("sp", "cos"),
+            "llvm.sin.f64": ("dp", "sin"), "llvm.cos.f64": ("dp", "cos")}
+
+
+def _sin_cos_call(line: str, name: str) -> tuple[str, str, str] | None:
+    """(precision, "sin" or "cos", argument) of a scalar sine or cosine call, else None."""
+    kind = _SIN_COS.get(name.strip('"'))
+    if kind is None:
+        return None
+    args = line[line.index(f"@{name}(") + len(name) + 2:]
+    return kind[0], kind[1], split_top(args.rsplit(")", 1)[0])[0].strip()
+
+
+def shared_sin_cos(calls: list[tuple[str, str, str]]) -> dict[str, float]:
+    """FLOPs to take back where a block computes the sine and the cosine of one value: nvcc
+    inlines both with one range reduction between them (``SIN_COS_REDUCTION``)."""
+    out: dict[str, float] = {}
+    seen = set(calls)
+    for prec, kind, arg in seen:
+        if kind == "sin" and (prec, "cos", arg) in seen:
+            out[prec] = out.get(prec, 0.0) + SIN_COS_REDUCTION[prec]
+    return out
 
 
 def _add(hist: dict[str, float], key: str, n: float) -> None:
@@ -421,6 +446,7 @@ def _instrument_body(body: list[str], fname: str, res: Instrumented) -> list[str
         out.append(f"  %__rl_d{tmp} = add i64 %__rl_c{tmp}, 1")
         out.append(f"  store i64 %__rl_d{tmp}, ptr {ref}, align 8")
         tmp += 1
+        trig: list[tuple[str, str, str]] = []
         while k < len(body) and not _LABEL.match(body[k]):
             ln = body[k]
             hook = _mem_hook(ln)
@@ -430,8 +456,13 @@ def _instrument_body(body: list[str], fname: str, res: Instrumented) -> list[str
             cm = _CALL.search(ln)
             if cm:
                 classify_call(cm.group(1), hist)
+                sc = _sin_cos_call(ln, cm.group(1))
+                if sc:
+                    trig.append(sc)
             out.append(ln)
             k += 1
+        for prec, saved in shared_sin_cos(trig).items():
+            hist[prec] -= saved
         res.blocks[bid] = hist
         res.block_func[bid] = fname
     return out

@@ -8,12 +8,16 @@ fast path as nvcc 13 compiles it for sm_86 with default flags (IEEE division and
 root, no fast math): the instructions from the kernel's start to its first EXIT, leaving out
 predicated ones (denormal and overflow fix-ups that are off for ordinary inputs) and the
 out-of-line slow paths. ``benchmarks/math_sass.py`` re-measures them. Functions whose fast
-path calls a subroutine or loops (``pow``, ``fmod``, ``fmodf``) keep estimates.
+path calls a subroutine or loops (``pow``, ``fmod``, ``fmodf``) keep estimates. ``sincosf`` /
+``sincos`` (one range reduction, two polynomials: 24 / 36) are read off the same listing
+without the one-instruction infinite-argument branch the fast path jumps over. ``sinf(x)``
+and ``cosf(x)`` of one value share their range reduction (``SIN_COS_REDUCTION``; each keeps
+its own polynomial and quadrant fix-ups, ``instrument.shared_sin_cos``).
 """
 
 from __future__ import annotations
 
-__all__ = ["MATH_FLOPS", "MATH_PREFIX_SKIP", "DIV_EXTRA"]
+__all__ = ["MATH_FLOPS", "MATH_PREFIX_SKIP", "DIV_EXTRA", "SIN_COS_REDUCTION"]
 
 #: name -> (precision when not given by the name, counted FLOPs per call)
 MATH_FLOPS: dict[str, tuple[str, float]] = {
@@ -21,7 +25,7 @@ MATH_FLOPS: dict[str, tuple[str, float]] = {
     "sqrtf": ("sp", 6), "expf": ("sp", 10), "exp2f": ("sp", 0), "exp10f": ("sp", 10),
     "expm1f": ("sp", 20), "logf": ("sp", 24), "log2f": ("sp", 26), "log10f": ("sp", 25),
     "log1pf": ("sp", 26), "sinf": ("sp", 18), "cosf": ("sp", 18), "tanf": ("sp", 21),
-    "sincosf": ("sp", 32), "asinf": ("sp", 21), "acosf": ("sp", 22), "atanf": ("sp", 18),
+    "sincosf": ("sp", 24), "asinf": ("sp", 21), "acosf": ("sp", 22), "atanf": ("sp", 18),
     "atan2f": ("sp", 31), "sinhf": ("sp", 19), "coshf": ("sp", 11), "tanhf": ("sp", 13),
     "powf": ("sp", 62), "cbrtf": ("sp", 10), "erff": ("sp", 15), "erfcf": ("sp", 53),
     "hypotf": ("sp", 13), "fmodf": ("sp", 6), "rsqrtf": ("sp", 0), "ldexpf": ("sp", 1),
@@ -37,7 +41,7 @@ MATH_FLOPS: dict[str, tuple[str, float]] = {
     "sqrt": ("dp", 13), "exp": ("dp", 30), "exp2": ("dp", 29), "exp10": ("dp", 33),
     "expm1": ("dp", 35), "log": ("dp", 44), "log2": ("dp", 47), "log10": ("dp", 47),
     "log1p": ("dp", 84), "sin": ("dp", 23), "cos": ("dp", 23), "tan": ("dp", 55),
-    "sincos": ("dp", 42), "asin": ("dp", 74), "acos": ("dp", 73), "atan": ("dp", 48),
+    "sincos": ("dp", 36), "asin": ("dp", 74), "acos": ("dp", 73), "atan": ("dp", 48),
     "atan2": ("dp", 63), "sinh": ("dp", 70), "cosh": ("dp", 38), "tanh": ("dp", 62),
     "pow": ("dp", 100), "cbrt": ("dp", 17), "erf": ("dp", 79), "erfc": ("dp", 113),
     "hypot": ("dp", 17), "fmod": ("dp", 10), "rsqrt": ("dp", 8), "ldexp": ("dp", 1),
@@ -54,3 +58,7 @@ MATH_PREFIX_SKIP: tuple[str, ...] = (
 #: extra counted FLOPs of an IEEE division beyond the one the ``fdiv`` itself counts
 #: (reciprocal refinement, fast path on sm_86: 10 counted FLOPs in SP, 17 in DP)
 DIV_EXTRA: dict[str, float] = {"sp": 9, "dp": 16, "hp": 0}
+
+#: the range reduction (x * 2/pi, then three FMAs: 7 counted FLOPs in SP and in DP) that nvcc
+#: computes once when a kernel takes the sine and the cosine of the same value
+SIN_COS_REDUCTION: dict[str, float] = {"sp": 7, "dp": 7}

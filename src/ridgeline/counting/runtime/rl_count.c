@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 extern uint64_t __rl_bbc[];
@@ -546,6 +547,137 @@ void __rl_window_end_nw(double w) {
 }
 
 void __rl_blocks(uint64_t total, uint64_t counted) { blocks_total = total; blocks_counted = counted; }
+
+/* ---- sampled launches: a grid (CUDA) or teams (OpenMP) too large to count whole ---------
+ * Block 0 and the last block are counted and stand for themselves; a sample of the interior
+ * blocks stands for all of them. The interior is cut into K strata (K a power of two) visited
+ * in bit-reversed order, each at a fixed pseudo-random place, so every prefix of 2^m visits
+ * is a jittered systematic sample with stride K / 2^m: edge rows of a stencil, the few busy
+ * blocks of a grid-stride loop and triangular loops are all met in proportion. Sampling stops at such a
+ * prefix (at least RL_SAMPLE_BLOCKS, default 8) once the interior's mean work (dynamic basic
+ * blocks) has a standard error within 1% and block 0 looks like the interior, when doubling
+ * again would pass RL_SAMPLE_BUDGET seconds (default 4), or at RL_SAMPLE_MAX (default 1024).
+ * Interior windows are counted with weight 1 and scaled once the sample size is known. */
+static double *rl_base_acc;
+static double rl_base_mem[2 * NMEM], rl_base_extra[4], rl_base_rd[MAX_L2];
+
+static void interior_begin(void) {
+  if (!rl_base_acc) rl_base_acc = calloc(__rl_nbb + 1, sizeof(double));
+  memcpy(rl_base_acc, rl_acc, __rl_nbb * sizeof(double));
+  memcpy(rl_base_mem, rl_mem_w, sizeof rl_mem_w);
+  memcpy(rl_base_extra, rl_extra_w, sizeof rl_extra_w);
+  for (int i = 0; i < nl2; i++) rl_base_rd[i] = l2s[i].rd_w;
+}
+
+static void interior_scale(double f) { /* what was counted since interior_begin, times f */
+  for (uint64_t i = 0; i < __rl_nbb; i++)
+    rl_acc[i] = rl_base_acc[i] + f * (rl_acc[i] - rl_base_acc[i]);
+  for (int i = 0; i < 2 * NMEM; i++) rl_mem_w[i] = rl_base_mem[i] + f * (rl_mem_w[i] - rl_base_mem[i]);
+  for (int i = 0; i < 4; i++) rl_extra_w[i] = rl_base_extra[i] + f * (rl_extra_w[i] - rl_base_extra[i]);
+  for (int i = 0; i < nl2; i++) l2s[i].rd_w = rl_base_rd[i] + f * (l2s[i].rd_w - rl_base_rd[i]);
+}
+
+static double rl_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* where in stratum r its block falls, in [0, 1): fixed pseudo-random (splitmix64), so a
+ * sample never lines up with a period of the grid (a row of blocks) */
+static double jitter(uint64_t r) {
+  uint64_t z = r + 0x9e3779b97f4a7c15ull * 4839;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return (double)(z >> 11) * 0x1.0p-53;
+}
+
+static uint64_t bit_reverse(uint64_t j, int bits) {
+  uint64_t r = 0;
+  for (int b = 0; b < bits; b++, j >>= 1) r = (r << 1) | (j & 1);
+  return r;
+}
+
+/* the k interior works known well enough: standard error of their mean within 1%, and
+ * block 0 (work0 >= 0) within 10% of that mean */
+static int work_settled(const uint64_t *w, uint64_t k, double work0) {
+  double mean = 0, var = 0;
+  for (uint64_t i = 0; i < k; i++) mean += (double)w[i];
+  mean /= (double)k;
+  for (uint64_t i = 0; i < k; i++) var += ((double)w[i] - mean) * ((double)w[i] - mean);
+  var /= (double)(k > 1 ? k - 1 : 1);
+  if (mean <= 0) return work0 <= 0;
+  if (work0 >= 0 && (work0 > 1.1 * mean || work0 < mean / 1.1)) return 0;
+  return var / (double)k <= 1e-4 * mean * mean;
+}
+
+uint64_t __rl_last_block_work(void) { return nblock_work ? block_work[nblock_work - 1] : 0; }
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+typedef void (*rl_block_run)(uint64_t block, int counted, void *ctx);
+
+/* count a sample of blocks `from`.. of an n-block launch (from = 1: block 0 was counted
+ * already, its work `work0`, or -1 if it was not a window of its own); with `run_rest` the
+ * blocks left out run uncounted afterwards. Returns the number of blocks counted. */
+uint64_t __rl_sample_launch(uint64_t n, uint64_t from, double work0, rl_block_run run,
+                            void *ctx, int run_rest) {
+  const char *e_min = getenv("RL_SAMPLE_BLOCKS"), *e_max = getenv("RL_SAMPLE_MAX");
+  const char *e_budget = getenv("RL_SAMPLE_BUDGET");
+  uint64_t kmin = e_min && atoll(e_min) > 0 ? (uint64_t)atoll(e_min) : 8;
+  uint64_t kmax = e_max && atoll(e_max) > 0 ? (uint64_t)atoll(e_max) : 1024;
+  if (kmax < kmin) kmax = kmin;
+  double budget = e_budget ? atof(e_budget) : 4.0;
+  uint64_t counted = from == 0 ? 0 : 1;
+  if (from == 0 && n > 0) {
+    __rl_window_begin(); run(0, 1, ctx); __rl_window_end_w(1.0);
+    work0 = (double)__rl_last_block_work();
+    counted++;
+  }
+  if (n > 1) { __rl_window_begin(); run(n - 1, 1, ctx); __rl_window_end_w(1.0); counted++; }
+  uint64_t m = n > 2 ? n - 2 : 0, k = 0, *seen = NULL;
+  if (m) {
+    uint64_t K = 1;
+    int bits = 0;
+    while (K < kmax && K < m) { K <<= 1; bits++; }
+    seen = malloc(K * sizeof *seen);
+    interior_begin();
+    size_t w0 = nblock_work;
+    double t0 = rl_now();
+    for (uint64_t j = 0; j < K; j++) {
+      uint64_t r = bit_reverse(j, bits), b;
+      if (K >= m) {
+        if (r >= m) continue;
+        b = 1 + r;
+      } else {
+        b = 1 + (uint64_t)(((double)r + jitter(r)) * (double)m / (double)K);
+      }
+      __rl_window_begin(); run(b, 1, ctx); __rl_window_end_w(1.0);
+      seen[k++] = b;
+      if (k < m && k >= kmin && (k & (k - 1)) == 0) {
+        if (work_settled(block_work + w0, k, work0)) break;
+        if (budget > 0 && 2.0 * (rl_now() - t0) > budget) break;
+      }
+    }
+    interior_scale((double)m / (double)k);
+    counted += k;
+  }
+  if (run_rest) {
+    qsort(seen, k, sizeof *seen, cmp_u64);
+    uint64_t s = 0;
+    for (uint64_t b = from; b + 1 < n; b++) {
+      while (s < k && seen[s] < b) s++;
+      if (b == 0 || (s < k && seen[s] == b)) continue;
+      run(b, 0, ctx);
+    }
+  }
+  free(seen);
+  return counted;
+}
 
 static void emit(void) {
   FILE *f = rl_out;

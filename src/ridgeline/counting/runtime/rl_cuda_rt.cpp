@@ -17,7 +17,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -31,6 +30,9 @@ void __rl_window_begin(void);
 void __rl_window_end(void);
 void __rl_window_end_w(double w);
 void __rl_blocks(uint64_t total, uint64_t counted);
+uint64_t __rl_sample_launch(uint64_t n, uint64_t from, double work0,
+                            void (*run)(uint64_t, int, void *), void *ctx, int run_rest);
+uint64_t __rl_last_block_work(void);
 void __rl_alloc_note(const void *p, size_t n);
 void __rl_set_stack(uintptr_t lo, uintptr_t hi);
 void __rl_set_shared(uintptr_t lo, uintptr_t hi);
@@ -64,6 +66,7 @@ enum State { RUN, WAIT_BLOCK, WAIT_WARP, DONE };
 struct Fiber { ucontext_t ctx; jmp_buf jb; char *stack; State st; uint3 idx; bool started; };
 
 int yields_in_block;
+const char *cur_kernel;  // the launch being run
 std::vector<Fiber> fibers;
 jmp_buf sched_jb;
 int cur = -1, nthreads = 0;
@@ -191,13 +194,13 @@ bool skip_budget_exceeded(double t0, uint64_t nblocks) {
   return budget > 0 && (now_s() - t0) * (double)nblocks > budget;
 }
 
-std::vector<uint64_t> sample_blocks(uint64_t n, int k) {
-  std::vector<uint64_t> s{0, n / 2, n - 1};
-  std::mt19937_64 rng(4839);
-  while ((int)s.size() < k && s.size() < n) s.push_back(rng() % n);
-  std::sort(s.begin(), s.end());
-  s.erase(std::unique(s.begin(), s.end()), s.end());
-  return s;
+// one block of the current launch (a callback of the runtime's block sampler)
+void run_one_block(uint64_t i, int counted, void *) {
+  blockIdx = uint3{(unsigned)(i % gridDim.x), (unsigned)((i / gridDim.x) % gridDim.y),
+                   (unsigned)(i / ((uint64_t)gridDim.x * gridDim.y))};
+  bool fiber_mode = i == 0 || counted || needs_fibers(cur_kernel);
+  if (fiber_mode) run_block(); else run_block_direct();
+  if (i == 0 && yields_in_block) mark_needs_fibers(cur_kernel);
 }
 }  // namespace
 
@@ -250,50 +253,35 @@ void __rl_run_launch(const char *name, dim3 g, dim3 b, size_t, void *ctx, void (
   ensure_fibers(nthreads);
   body_ctx = ctx; body_fn = fn;
   uint64_t nblocks = (uint64_t)g.x * g.y * g.z;
-  std::vector<uint64_t> chosen;
-  bool all = true;
-  if (mode == 0) {
-    __rl_launch_shape(g.x, g.y, g.z, b.x, b.y, b.z);
-    const char *ft = getenv("RL_FULL_THREADS"), *sb = getenv("RL_SAMPLE_BLOCKS");
-    uint64_t full = ft ? strtoull(ft, nullptr, 10) : (1ull << 18);
-    if (nblocks * (uint64_t)nthreads > full) {
-      all = false;
-      chosen = sample_blocks(nblocks, sb ? atoi(sb) : 8);
+  cur_kernel = name;
+  const char *sk = getenv("RL_SAMPLE_SKIP");
+  int run_rest = sk && *sk == '0';  // sampled launch: the other blocks run uncounted
+  if (mode != 0) {  // run uncounted
+    for (uint64_t i = 0; i < nblocks; i++) run_one_block(i, 0, nullptr);
+    return;
+  }
+  __rl_launch_shape(g.x, g.y, g.z, b.x, b.y, b.z);
+  const char *ft = getenv("RL_FULL_THREADS");
+  uint64_t full = ft ? strtoull(ft, nullptr, 10) : (1ull << 18);
+  uint64_t counted = nblocks;
+  if (nblocks * (uint64_t)nthreads > full && nblocks > 3) {
+    counted = __rl_sample_launch(nblocks, 0, -1.0, run_one_block, nullptr, run_rest);
+  } else {
+    double t_first = now_s();
+    for (uint64_t i = 0; i < nblocks; i++) {
+      __rl_window_begin();
+      run_one_block(i, 1, nullptr);
+      __rl_window_end_w(1.0);
+      if (i == 0 && skip_budget_exceeded(t_first, nblocks)) {
+        // the whole grid would take too long: sample the remaining blocks instead
+        counted = __rl_sample_launch(nblocks, 1, (double)__rl_last_block_work(),
+                                     run_one_block, nullptr, run_rest);
+        break;
+      }
     }
   }
-  // sampled grids: first and last block stand for themselves, the others for the interior
-  double w_inner = chosen.size() > 2 ? (double)(nblocks - 2) / (double)(chosen.size() - 2) : 1;
-  size_t next = 0;
-  const char *sk = getenv("RL_SAMPLE_SKIP"), *sb_env = getenv("RL_SAMPLE_BLOCKS");
-  double t_first = now_s();
-  bool skip_rest = !all && !(sk && *sk == '0');  // sampled launch: other blocks not run
-  for (uint64_t i = 0; i < nblocks; i++) {
-    bool counted = mode == 0 && (all || (next < chosen.size() && chosen[next] == i));
-    if (!counted && skip_rest) {
-      if (next >= chosen.size()) break;
-      i = chosen[next] - 1;  // jump to the next sampled block
-      continue;
-    }
-    blockIdx = uint3{(unsigned)(i % g.x), (unsigned)((i / g.x) % g.y),
-                     (unsigned)(i / ((uint64_t)g.x * g.y))};
-    if (counted) { if (!all) next++; __rl_window_begin(); }
-    bool fiber_mode = i == 0 || counted || needs_fibers(name);
-    if (fiber_mode) run_block(); else run_block_direct();
-    if (i == 0 && yields_in_block) mark_needs_fibers(name);
-    if (counted) __rl_window_end_w(all || i == 0 || i == nblocks - 1 ? 1.0 : w_inner);
-    if (i == 0 && counted && all && skip_budget_exceeded(t_first, nblocks)) {
-      // the whole grid would take too long: sample the remaining blocks instead
-      all = false;
-      chosen = sample_blocks(nblocks, sb_env ? atoi(sb_env) : 8);
-      w_inner = chosen.size() > 2 ? (double)(nblocks - 2) / (double)(chosen.size() - 2) : 1;
-      next = 1;
-      skip_rest = !(sk && *sk == '0');
-    }
-  }
-  if (mode == 0) {
-    __rl_blocks(nblocks, all ? nblocks : chosen.size());
-    __rl_kend();
-  }
+  __rl_blocks(nblocks, counted);
+  __rl_kend();
 }
 
 cudaError_t __rl_malloc(void **p, size_t n) {

@@ -11,9 +11,10 @@
  * get each emulated thread's static share; reductions combine sequentially; single/master
  * run on thread 0.  Outside target regions every entry point forwards to libomp.
  *
- * Counted launches with many teams are sampled like CUDA grids (first, middle, last and
- * random teams, RL_SAMPLE_BLOCKS, when teams x threads > RL_FULL_THREADS, or when team 0
- * shows the launch would exceed RL_LAUNCH_BUDGET seconds): the other teams are not run
+ * Counted launches with many teams are sampled like CUDA grids (rl_count.c,
+ * __rl_sample_launch: first, last and a systematic sample of the others, when teams x
+ * threads > RL_FULL_THREADS, or when team 0 shows the launch would exceed
+ * RL_LAUNCH_BUDGET seconds): the other teams are not run
  * (RL_SAMPLE_SKIP=0: they run uncounted, so the program's results stay valid). */
 #define _GNU_SOURCE
 #include <omp.h>
@@ -36,6 +37,9 @@ extern void __rl_window_begin(void);
 extern void __rl_window_end_w(double w);
 extern void __rl_window_end_nw(double w);
 extern void __rl_blocks(uint64_t total, uint64_t counted);
+extern uint64_t __rl_last_block_work(void);
+extern uint64_t __rl_sample_launch(uint64_t n, uint64_t from, double work0,
+                                   void (*run)(uint64_t, int, void *), void *ctx, int run_rest);
 extern void __rl_launch_shape(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 extern void __rl_set_stack(uintptr_t lo, uintptr_t hi);
 extern void __rl_reset_stack(void);
@@ -277,25 +281,6 @@ static void run_parallel(int gtid, micro_t fn, int argc, void **a, int n) {
 
 
 /* ---- teams ---------------------------------------------------------------------------- */
-static uint64_t *sample(uint64_t n, int k, int *count) {
-  uint64_t *s = malloc((size_t)(k + 3) * sizeof *s);
-  int m = 0;
-  s[m++] = 0; s[m++] = n / 2; s[m++] = n - 1;
-  uint64_t x = 4839;
-  while (m < k && (uint64_t)m < n) {
-    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-    s[m++] = x % n;
-  }
-  /* sort + unique */
-  for (int i = 1; i < m; i++)
-    for (int j = i; j > 0 && s[j - 1] > s[j]; j--) { uint64_t t = s[j]; s[j] = s[j - 1]; s[j - 1] = t; }
-  int u = 0;
-  for (int i = 0; i < m; i++)
-    if (u == 0 || s[u - 1] != s[i]) s[u++] = s[i];
-  *count = u;
-  return s;
-}
-
 /* teams without num_teams in a counted launch: the count is decided by the first distribute
  * loop team 0 meets (one team per 256 iterations when the loop has more than
  * RL_FULL_THREADS iterations, else one team), then teams are sampled like a CUDA grid */
@@ -324,26 +309,14 @@ static int over_budget(double t0, uint64_t nteams) {
   return budget > 0 && (now_s() - t0) * (double)nteams > budget;
 }
 
-/* teams `from`.. of a sampled launch: the chosen ones (sorted) are counted, each standing
- * for (nteams - 2) / (k - 2) teams (first and last for themselves); the others are not run,
- * or with `run_rest` run uncounted (the program's results stay valid) */
-static void run_sampled(micro_t fn, int argc, void **a, uint64_t nteams, uint64_t *chosen,
-                        int k, uint64_t from, int run_rest) {
-  double w_inner = k > 2 ? (double)(nteams - 2) / (double)(k - 2) : 1.0;
-  int i = 0;
-  while (i < k && chosen[i] < from) i++;
-  for (uint64_t t = run_rest ? from : (i < k ? chosen[i] : nteams); t < nteams;) {
-    int gtid = 0, bt = 0, counted = i < k && chosen[i] == t;
-    em_team = (int)t;
-    if (counted) __rl_window_begin();
-    invoke(fn, &gtid, &bt, argc, a);
-    if (counted) {
-      __rl_window_end_w(t == 0 || t == nteams - 1 ? 1.0 : w_inner);
-      i++;
-    }
-    if (run_rest) t++;
-    else t = i < k ? chosen[i] : nteams;
-  }
+/* one team of a sampled launch (a callback of the runtime's block sampler) */
+typedef struct { micro_t fn; int argc; void **a; } team_call;
+static void run_team(uint64_t t, int counted, void *ctx) {
+  (void)counted;
+  team_call *c = ctx;
+  int gtid = 0, bt = 0;
+  em_team = (int)t;
+  invoke(c->fn, &gtid, &bt, c->argc, c->a);
 }
 
 void __rl_kmpc_fork_teams(ident_t *loc, int argc, micro_t fn, ...) {
@@ -360,10 +333,8 @@ void __rl_kmpc_fork_teams(ident_t *loc, int argc, micro_t fn, ...) {
   int limit = push_limit > 0 ? push_limit : 0;
   push_teams = push_limit = 0;
   int counted = __rl_in_kernel_now() && __rl_on;
-  const char *ft = getenv("RL_FULL_THREADS"), *sb = getenv("RL_SAMPLE_BLOCKS");
-  const char *sk = getenv("RL_SAMPLE_SKIP");
+  const char *ft = getenv("RL_FULL_THREADS"), *sk = getenv("RL_SAMPLE_SKIP");
   uint64_t full = ft ? strtoull(ft, NULL, 10) : (1ull << 18);
-  int nsample = sb ? atoi(sb) : 8;
   int run_rest = sk && *sk == '0'; /* unsampled teams run uncounted instead of not at all */
   uint64_t thr = limit > 0 ? (uint64_t)limit : 1;
   in_teams = 1;
@@ -380,24 +351,21 @@ void __rl_kmpc_fork_teams(ident_t *loc, int argc, micro_t fn, ...) {
     invoke(fn, &gtid, &bt, argc, a);
     teams_undecided = 0;
     nteams = (uint64_t)em_nteams;
-    int k = 1;
+    uint64_t k = 1;
     __rl_window_end_w(1.0);
     if (nteams > 1) {
-      uint64_t *chosen = sample(nteams, nsample, &k);
-      run_sampled(fn, argc, a, nteams, chosen, k, 1, run_rest);
-      free(chosen);
+      team_call c = {fn, argc, a};
+      k = __rl_sample_launch(nteams, 1, (double)__rl_last_block_work(), run_team, &c, run_rest);
     }
     __rl_launch_shape(nteams, 1, 1, thr, 1, 1);
     __rl_blocks(nteams, (uint64_t)k);
     __rl_window_begin(); /* the region's code after the teams */
   } else if (counted && nteams * thr > full && nteams > 3) {
-    int k = 0;
-    uint64_t *chosen = sample(nteams, nsample, &k);
     em_nteams = (int)nteams;
     __rl_launch_shape(nteams, 1, 1, thr, 1, 1);
     __rl_window_end_nw(1.0); /* the region's code before the teams */
-    run_sampled(fn, argc, a, nteams, chosen, k, 0, run_rest);
-    free(chosen);
+    team_call c = {fn, argc, a};
+    uint64_t k = __rl_sample_launch(nteams, 0, -1.0, run_team, &c, run_rest);
     __rl_blocks(nteams, (uint64_t)k);
     __rl_window_begin(); /* the region's code after the teams */
   } else {
@@ -405,19 +373,16 @@ void __rl_kmpc_fork_teams(ident_t *loc, int argc, micro_t fn, ...) {
     if (counted) __rl_launch_shape(nteams, 1, 1, thr, 1, 1);
     double t0 = now_s();
     uint64_t done = nteams;
-    int k = 0;
     for (uint64_t t = 0; t < nteams; t++) {
       int bt = 0;
       em_team = (int)t;
       invoke(fn, &gtid, &bt, argc, a);
       if (t == 0 && counted && over_budget(t0, nteams)) {
         /* all teams would take too long: team 0 stands for itself, the rest are sampled */
-        uint64_t *chosen = sample(nteams, nsample, &k);
         __rl_window_end_nw(1.0);
-        run_sampled(fn, argc, a, nteams, chosen, k, 1, run_rest);
-        free(chosen);
+        team_call c = {fn, argc, a};
+        done = __rl_sample_launch(nteams, 1, -1.0, run_team, &c, run_rest);
         __rl_window_begin();
-        done = (uint64_t)k;
         break;
       }
     }
