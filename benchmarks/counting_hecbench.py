@@ -290,14 +290,19 @@ def _within(a: float, b: float, rel: float, floor: float) -> bool:
 
 def report(args: argparse.Namespace) -> dict:
     gt = ground_truth(args.model)
+    own = {s: str(a).strip() for s, a in gt.groupby("source")["exe_args"].first().items()}
     res: dict[str, dict] = {}
-    # later files win, except that a failure never hides a success (and kernels a later run
-    # of the same arguments did not reach keep their earlier counts)
+    # later files win, except that a failure never hides a success, a run with other
+    # arguments (paper-a's) never hides one with the rows' own, and kernels a later run of
+    # the same arguments did not reach keep their earlier counts
     for path in args.out:
         for line in Path(path).read_text().splitlines():
             if line:
                 r = json.loads(line)
                 prev = res.get(r["source"], {"error": 1})
+                if "error" not in prev and (prev.get("args") or "").strip() == \
+                        own.get(r["source"]) != (r.get("args") or "").strip():
+                    continue
                 if "error" not in r and "error" not in prev and \
                         (prev.get("args") or "").strip() == (r.get("args") or "").strip():
                     # a rerun stopped early keeps the kernels only the earlier run reached
