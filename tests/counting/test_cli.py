@@ -31,3 +31,13 @@ def test_count_run_error_exit(programs: Path, capsys: pytest.CaptureFixture[str]
     rc = main(["count-run", str(programs / "thrust-cuda")])
     assert rc != 0
     assert "unsupported" in capsys.readouterr().err
+
+
+def test_count_run_rejects_a_sample_range_that_is_empty(programs: Path,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    rc = main(["count-run", str(programs / "saxpy-cuda"), "--sample-min", "64",
+               "--sample-max", "16"])
+    assert rc != 0
+    err = capsys.readouterr().err
+    assert "--sample-min (64)" in err and "--sample-max (16)" in err

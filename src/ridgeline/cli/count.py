@@ -35,7 +35,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--sample-threshold", type=int, default=1 << 18, metavar="THREADS",
                    help="CUDA grids with more threads count their first and last blocks "
                    "and a systematic sample of the others (8 or more, until the sampled "
-                   "work is known within 1%%, up to 1024 blocks or ~4 s) and extrapolate")
+                   "work is known within 1%%, up to --sample-max blocks or about "
+                   "--sample-budget seconds) and extrapolate")
+    p.add_argument("--sample-min", type=int, default=8, metavar="BLOCKS",
+                   help="sampled launches: blocks counted besides the first and last, at least")
+    p.add_argument("--sample-max", type=int, default=1024, metavar="BLOCKS",
+                   help="sampled launches: blocks counted besides the first and last, at most")
+    p.add_argument("--sample-budget", type=float, default=4.0, metavar="SECONDS",
+                   help="sampled launches: stop doubling the sample past about this time")
     p.add_argument("--idle-stop", type=float, default=None, metavar="SECONDS",
                    help="end the program this long after its last counted launch")
     p.add_argument("--run-all", action="store_true",
@@ -53,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
                      gpu=gpus if len(gpus) > 1 else gpus[0], timeout=args.timeout,
                      memory_gb=args.memory_gb, backend=args.backend,
                      skip_after=not args.run_all, sample_threshold=args.sample_threshold,
-                     idle_stop=args.idle_stop)
+                     sample_blocks=args.sample_min, sample_max=args.sample_max,
+                     sample_budget=args.sample_budget, idle_stop=args.idle_stop)
     if args.json:
         print_json([r.to_dict() for r in recs])
         return 0

@@ -40,6 +40,7 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
               workdir: str | Path | None = None, skip_after: bool = True,
               sample_threshold: int = 1 << 18, sample_blocks: int = 8,
               sample_skip: bool = True, launch_budget: float = 5.0,
+              sample_max: int = 1024, sample_budget: float = 4.0,
               idle_stop: float | None = None,
               expect: list[str] | None = None) -> list[LaunchCount]:
     """Build *program_dir* for the CPU, run it with *args* and count the first *launches*
@@ -48,11 +49,12 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
     *gpu* names one GPU (its modelled DRAM bytes land in ``dram_bytes``) or several (all in
     ``dram_bytes_by_gpu``). CUDA grids with more than *sample_threshold* threads count
     their first and last blocks and a systematic sample of the others (at least
-    *sample_blocks*, doubling while the sampled blocks' work varies, up to 1024 or about 4
-    s; see ``__rl_sample_launch`` in ``runtime/rl_count.c``) and extrapolate; the other blocks
-    are not run (with *sample_skip* False they run uncounted, so their results exist). OpenMP
-    regions sample their teams the same way. A counted launch whose first block (team) shows
-    that the whole grid would take more than *launch_budget* seconds is sampled too.
+    *sample_blocks*, doubling while the sampled blocks' work varies, up to *sample_max* or
+    about *sample_budget* seconds; see ``__rl_sample_launch`` in ``runtime/rl_count.c``) and
+    extrapolate; the other blocks are not run (with *sample_skip* False they run uncounted,
+    so their results exist). OpenMP regions sample their teams the same way. A counted
+    launch whose first block (team) shows that the whole grid would take more than
+    *launch_budget* seconds is sampled too.
     With *skip_after* a kernel is no longer executed once its launches are counted (fast;
     the program's own result checks may then fail, which does not matter). *idle_stop* ends
     the program that many seconds after its last counted launch (kernels launched later are
@@ -65,6 +67,9 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
         raise UsageError(f"program folder {str(pdir)!r} does not exist (PROGRAM_DIR)")
     if launches < 1:
         raise UsageError(f"--launches must be >= 1, got {launches}")
+    if sample_blocks < 1 or sample_max < sample_blocks:
+        raise UsageError(f"sampled blocks: need 1 <= --sample-min ({sample_blocks}) <= "
+                         f"--sample-max ({sample_max})")
     if args is None:
         from ridgeline.counting.program import makefile_run_args
 
@@ -83,5 +88,6 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
                       workdir=Path(workdir) if workdir else None,
                       full_threads=sample_threshold, sample_blocks=sample_blocks,
                       sample_skip=sample_skip, launch_budget=launch_budget,
+                      sample_max=sample_max, sample_budget=sample_budget,
                       idle_stop=idle_stop, expect=list(expect or []))
     return backend_for(pdir, backend).count(pdir, argv, opts)
