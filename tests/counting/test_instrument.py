@@ -10,7 +10,7 @@ from ridgeline.counting.instrument import (
     type_size,
     wrap_omp_regions,
 )
-from ridgeline.counting.mathops import MATH_FLOPS, SIN_COS_REDUCTION
+from ridgeline.counting.mathops import FAST_MATH_FLOPS, MATH_FLOPS, SIN_COS_REDUCTION
 
 IR = """define dso_local void @k(ptr %x, ptr %y, i64 %n) {
 entry:
@@ -93,6 +93,33 @@ def test_sine_and_cosine_of_one_value_share_their_range_reduction() -> None:
     assert h["sp"] == MATH_FLOPS["sinf"][1] + 2 * MATH_FLOPS["cosf"][1] - SIN_COS_REDUCTION["sp"]
     assert SIN_COS_REDUCTION["dp"] == 0
     assert h["dp"] == MATH_FLOPS["sin"][1] + MATH_FLOPS["cos"][1]
+
+
+FAST_IR = """define dso_local void @f(float %a, float %b, double %c, ptr %o) {
+entry:
+  %p = call float @powf(float %a, float %b)
+  %s = call float @sinf(float %a)
+  %k = call float @cosf(float %a)
+  %q = fdiv float %a, %b
+  %d = fdiv double %c, 3.0
+  %e = call double @exp(double %c)
+  store float %p, ptr %o, align 4
+  ret void
+}
+"""
+
+
+def test_fast_math_counts_the_approximate_single_precision_sequences() -> None:
+    default = instrument_ir(FAST_IR).blocks[0]
+    fast = instrument_ir(FAST_IR, fast_math=True).blocks[0]
+    # powf, sinf and cosf become one MUFU and a multiply or so; the float division no longer
+    # refines (no div_sp to add DIV_EXTRA to); double precision keeps its full sequences
+    assert fast["sp"] == (FAST_MATH_FLOPS["powf"] + FAST_MATH_FLOPS["sinf"]
+                          + FAST_MATH_FLOPS["cosf"] + 1)
+    assert "div_sp" not in fast and default["div_sp"] == 1
+    assert default["sp"] == (MATH_FLOPS["powf"][1] + MATH_FLOPS["sinf"][1]
+                             + MATH_FLOPS["cosf"][1] - SIN_COS_REDUCTION["sp"] + 1)
+    assert fast["dp"] == default["dp"] == 1 + MATH_FLOPS["exp"][1] and fast["div_dp"] == 1
 
 
 def test_omp_region_wrapper() -> None:

@@ -14,6 +14,7 @@ from ridgeline.counting.base import BACKENDS, Backend, LaunchCount, ProgramRunEr
 from ridgeline.counting.cuda_rewrite import kernel_names, rewrite_cuda, unsupported_features
 from ridgeline.counting.program import (
     makefile_defines,
+    makefile_fast_math,
     makefile_includes,
     makefile_std,
     sibling_ports,
@@ -111,6 +112,7 @@ class CudaBackend(Backend):
                                                   for d in makefile_includes(program_dir))],
                 defines=makefile_defines(program_dir), std=std,
                 extra_flags=["-Wno-register", *_sibling_includes(program_dir)],
+                fast_math=makefile_fast_math(program_dir),
             )
             return build_and_count(self.name, program_dir, spec, args, opts, retry_valid=True)
         finally:

@@ -20,7 +20,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ridgeline.counting.mathops import MATH_FLOPS, MATH_PREFIX_SKIP, SIN_COS_REDUCTION
+from ridgeline.counting.mathops import (
+    FAST_MATH_FLOPS,
+    MATH_FLOPS,
+    MATH_PREFIX_SKIP,
+    SIN_COS_REDUCTION,
+)
 
 __all__ = ["Instrumented", "instrument_ir", "wrap_omp_regions", "OMP_PREFIX", "function_refs",
            "reachable", "launch_roots", "local_arrays"]
@@ -119,8 +124,10 @@ def _vec_lanes(name: str) -> int:
     return int(m.group(1)) if m else 1
 
 
-def classify_call(name: str, hist: dict[str, float]) -> None:
-    """Add the operations a called function stands for (math library, FMA intrinsics)."""
+def classify_call(name: str, hist: dict[str, float], fast_math: bool = False) -> None:
+    """Add the operations a called function stands for (math library, FMA intrinsics);
+    with *fast_math* (the program is built with nvcc -use_fast_math or clang -ffast-math)
+    single-precision functions take their approximate GPU sequences."""
     name = name.strip('"')
     if name.startswith(("llvm.fmuladd.", "llvm.fma.")):
         fprec = _intrinsic_prec(name) or "sp"
@@ -133,11 +140,14 @@ def classify_call(name: str, hist: dict[str, float]) -> None:
     prec = _intrinsic_prec(base) if name.startswith("llvm.") else None
     entry = MATH_FLOPS.get(key)
     if prec == "sp" and key + "f" in MATH_FLOPS:
-        entry = MATH_FLOPS[key + "f"]
+        key += "f"
+        entry = MATH_FLOPS[key]
     if entry is None:
         return
     p, flops = entry
     prec = prec or p
+    if fast_math and prec == "sp" and key in FAST_MATH_FLOPS:
+        flops = FAST_MATH_FLOPS[key]
     hist[prec] = hist.get(prec, 0) + flops * _vec_lanes(name)
     hist["math_calls"] = hist.get("math_calls", 0) + 1
 
@@ -179,13 +189,14 @@ def _runtime_divisor(operands: str) -> bool:
     return len(ops) >= 2 and ops[1].strip().startswith("%")
 
 
-def _static_ops(line: str, hist: dict[str, float]) -> None:
+def _static_ops(line: str, hist: dict[str, float], fast_math: bool = False) -> None:
     m = _FPOP.search(line)
     if m:
         prec, lanes = _fp_lanes(m.group(2))
         if prec:
             _add(hist, prec, lanes)
-            if m.group(1) == "fdiv":
+            # IEEE division adds its refinement later; fast math divides approximately
+            if m.group(1) == "fdiv" and not (fast_math and prec == "sp"):
                 _add(hist, f"div_{prec}", lanes)
         return
     m = _INTOP.search(line)
@@ -338,9 +349,11 @@ def reachable(graph: dict[str, set[str]], roots: tuple[str, ...],
 
 
 def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("__rl_",),
-                  omp: bool = False, only: set[str] | None = None) -> Instrumented:
+                  omp: bool = False, only: set[str] | None = None,
+                  fast_math: bool = False) -> Instrumented:
     """Instrument every function defined in *text* except those starting with *skip_funcs*
-    (and, when *only* is given, those not in it: host code then runs uninstrumented)."""
+    (and, when *only* is given, those not in it: host code then runs uninstrumented).
+    *fast_math*: the GPU build uses approximate single-precision math (FAST_MATH_FLOPS)."""
     res = Instrumented(text="", next_id=first_id)
     out: list[str] = []
     lines = text.split("\n")
@@ -361,7 +374,7 @@ def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("
         if fname.startswith(skip_funcs) or (only is not None and fname not in only):
             out.extend(body)
         else:
-            out.extend(_instrument_body(body, fname, res))
+            out.extend(_instrument_body(body, fname, res, fast_math))
         out.append("}")
         i = j + 1
     if omp:
@@ -424,7 +437,8 @@ def _array_hook(hook: str, arrays: set[str]) -> str:
     return "\n  ".join(out)
 
 
-def _instrument_body(body: list[str], fname: str, res: Instrumented) -> list[str]:
+def _instrument_body(body: list[str], fname: str, res: Instrumented,
+                     fast_math: bool = False) -> list[str]:
     arrays = local_arrays(body)
     out: list[str] = []
     k = 0
@@ -452,17 +466,18 @@ def _instrument_body(body: list[str], fname: str, res: Instrumented) -> list[str
             hook = _mem_hook(ln)
             if hook:
                 out.append("  " + _array_hook(hook, arrays))
-            _static_ops(ln, hist)
+            _static_ops(ln, hist, fast_math)
             cm = _CALL.search(ln)
             if cm:
-                classify_call(cm.group(1), hist)
+                classify_call(cm.group(1), hist, fast_math)
                 sc = _sin_cos_call(ln, cm.group(1))
                 if sc:
                     trig.append(sc)
             out.append(ln)
             k += 1
-        for prec, saved in shared_sin_cos(trig).items():
-            hist[prec] -= saved
+        if not fast_math:
+            for prec, saved in shared_sin_cos(trig).items():
+                hist[prec] -= saved
         res.blocks[bid] = hist
         res.block_func[bid] = fname
     return out

@@ -17,7 +17,8 @@ its own polynomial and quadrant fix-ups, ``instrument.shared_sin_cos``).
 
 from __future__ import annotations
 
-__all__ = ["MATH_FLOPS", "MATH_PREFIX_SKIP", "DIV_EXTRA", "SIN_COS_REDUCTION"]
+__all__ = ["MATH_FLOPS", "MATH_PREFIX_SKIP", "DIV_EXTRA", "SIN_COS_REDUCTION",
+           "FAST_MATH_FLOPS"]
 
 #: name -> (precision when not given by the name, counted FLOPs per call)
 MATH_FLOPS: dict[str, tuple[str, float]] = {
@@ -63,3 +64,13 @@ DIV_EXTRA: dict[str, float] = {"sp": 9, "dp": 16, "hp": 0}
 #: when a kernel takes the single-precision sine and cosine of the same value; the
 #: double-precision pair keeps two reductions (seen in nvcc 13's sm_86 SASS)
 SIN_COS_REDUCTION: dict[str, float] = {"sp": 7, "dp": 0}
+
+#: single-precision functions whose cost changes when nvcc builds with ``-use_fast_math``
+#: (the ``__sinf``-style approximations): one MUFU plus at most a multiply or two, read off
+#: nvcc 13's sm_86 SASS the same way. Division becomes a reciprocal and a multiply (no
+#: refinement: ``DIV_EXTRA`` does not apply), the sine and cosine of one value no longer share
+#: a range reduction.
+FAST_MATH_FLOPS: dict[str, float] = {
+    "sinf": 1, "cosf": 1, "tanf": 2, "expf": 1, "exp10f": 1, "logf": 1, "log10f": 1,
+    "log2f": 0, "powf": 1, "sqrtf": 0, "tanhf": 0, "hypotf": 7,
+}

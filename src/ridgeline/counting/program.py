@@ -6,7 +6,8 @@ import re
 import shlex
 from pathlib import Path
 
-__all__ = ["sources_of", "makefile_defines", "makefile_includes", "makefile_run_args",
+__all__ = ["sources_of", "makefile_defines", "makefile_fast_math", "makefile_includes",
+           "makefile_run_args",
            "makefile_std", "makefile_active_lines", "makefile_mentioned_sources",
            "makefile_cxx_driver", "sibling_ports"]
 
@@ -133,6 +134,14 @@ def makefile_defines(program_dir: Path) -> list[str]:
             if m.group(1) not in out and not m.group(1).startswith("__STRICT_ANSI"):
                 out.append(m.group(1))
     return out
+
+
+def makefile_fast_math(program_dir: Path) -> bool:
+    """Whether the Makefile has nvcc build with approximate math (``-use_fast_math`` in its
+    active lines). OpenMP ports' ``-ffast-math`` is left out: their measured FLOPs show the
+    offload compiler kept the accurate device math (aidw-omp, minkowski-omp)."""
+    text = "\n".join(makefile_active_lines(program_dir))
+    return re.search(r"(?<![\w-])--?use_fast_math\b", text) is not None
 
 
 def makefile_includes(program_dir: Path) -> list[Path]:

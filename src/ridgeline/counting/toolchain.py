@@ -69,6 +69,9 @@ class BuildSpec:
     std: str = "c++17"
     extra_flags: list[str] = field(default_factory=list)
     extra_includes: list[str] = field(default_factory=list)
+    #: the program's GPU build uses approximate single-precision math (its Makefile has
+    #: nvcc -use_fast_math): math calls and divisions are counted as such
+    fast_math: bool = False
 
 
 def _run(cmd: list[str], what: str, cwd: Path | None = None, timeout: float = 300) -> None:
@@ -150,7 +153,7 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
     for src, ll1, stem in opt_lls:
         ll2 = workdir / f"{stem}.inst.ll"
         inst = instrument_ir(ll1.read_text(), first_id=next_id, omp=spec.model == "omp",
-                             only=only)
+                             only=only, fast_math=spec.fast_math)
         next_id = inst.next_id
         blocks.update(inst.blocks)
         ll2.write_text(inst.text)
