@@ -124,17 +124,18 @@ def _vec_lanes(name: str) -> int:
     return int(m.group(1)) if m else 1
 
 
-def classify_call(name: str, hist: dict[str, float], fast_math: bool = False) -> None:
+def classify_call(name: str, hist: dict[str, float], fast_math: bool = False) -> str | None:
     """Add the operations a called function stands for (math library, FMA intrinsics);
-    with *fast_math* (the program is built with nvcc -use_fast_math or clang -ffast-math)
-    single-precision functions take their approximate GPU sequences."""
+    with *fast_math* (nvcc -use_fast_math) single-precision functions take their
+    approximate GPU sequences. Returns the math function a scalar call resolved to
+    (``sinf`` for ``llvm.sin.f32``), else None."""
     name = name.strip('"')
     if name.startswith(("llvm.fmuladd.", "llvm.fma.")):
         fprec = _intrinsic_prec(name) or "sp"
         hist[fprec] = hist.get(fprec, 0) + 2 * _vec_lanes(name)
-        return
+        return None
     if name.startswith(MATH_PREFIX_SKIP):
-        return
+        return None
     base = name[5:] if name.startswith("llvm.") else name
     key = base.split(".")[0]
     prec = _intrinsic_prec(base) if name.startswith("llvm.") else None
@@ -143,23 +144,25 @@ def classify_call(name: str, hist: dict[str, float], fast_math: bool = False) ->
         key += "f"
         entry = MATH_FLOPS[key]
     if entry is None:
-        return
+        return None
     p, flops = entry
     prec = prec or p
     if fast_math and prec == "sp" and key in FAST_MATH_FLOPS:
         flops = FAST_MATH_FLOPS[key]
-    hist[prec] = hist.get(prec, 0) + flops * _vec_lanes(name)
+    lanes = _vec_lanes(name)
+    hist[prec] = hist.get(prec, 0) + flops * lanes
     hist["math_calls"] = hist.get("math_calls", 0) + 1
+    return key if lanes == 1 else None
 
 
 _SIN_COS = {"sinf": ("sp", "sin"), "cosf": ("sp", "cos"), "sin": ("dp", "sin"),
-            "cos": ("dp", "cos"), "llvm.sin.f32": ("sp", "sin"), "llvm.cos.f32": ("sp", "cos"),
-            "llvm.sin.f64": ("dp", "sin"), "llvm.cos.f64": ("dp", "cos")}
+            "cos": ("dp", "cos")}
 
 
-def _sin_cos_call(line: str, name: str) -> tuple[str, str, str] | None:
-    """(precision, "sin" or "cos", argument) of a scalar sine or cosine call, else None."""
-    kind = _SIN_COS.get(name.strip('"'))
+def _sin_cos_call(line: str, name: str, key: str | None) -> tuple[str, str, str] | None:
+    """(precision, "sin" or "cos", argument) of a call that *classify_call* resolved to a
+    scalar sine or cosine (*key*), else None."""
+    kind = _SIN_COS.get(key or "")
     if kind is None:
         return None
     args = line[line.index(f"@{name}(") + len(name) + 2:]
@@ -469,8 +472,8 @@ def _instrument_body(body: list[str], fname: str, res: Instrumented,
             _static_ops(ln, hist, fast_math)
             cm = _CALL.search(ln)
             if cm:
-                classify_call(cm.group(1), hist, fast_math)
-                sc = _sin_cos_call(ln, cm.group(1))
+                key = classify_call(cm.group(1), hist, fast_math)
+                sc = _sin_cos_call(ln, cm.group(1), key)
                 if sc:
                     trig.append(sc)
             out.append(ln)

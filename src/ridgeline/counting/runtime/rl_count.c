@@ -577,10 +577,19 @@ static void interior_scale(double f) { /* what was counted since interior_begin,
   for (int i = 0; i < nl2; i++) l2s[i].rd_w = rl_base_rd[i] + f * (l2s[i].rd_w - rl_base_rd[i]);
 }
 
-static double rl_now(void) {
+double __rl_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* a counted launch's first block (team) took long enough that all `nblocks` would take more
+ * than RL_LAUNCH_BUDGET seconds (default 5): the rest are sampled (CUDA layer, rl_omp.c) */
+int __rl_over_launch_budget(double t0, uint64_t nblocks) {
+  if (nblocks <= 3) return 0;
+  const char *b = getenv("RL_LAUNCH_BUDGET");
+  double budget = b ? atof(b) : 5.0;
+  return budget > 0 && (__rl_now() - t0) * (double)nblocks > budget;
 }
 
 /* where in stratum r its block falls, in [0, 1): fixed pseudo-random (splitmix64), so a
@@ -647,7 +656,7 @@ uint64_t __rl_sample_launch(uint64_t n, uint64_t from, double work0, rl_block_ru
     seen = malloc(K * sizeof *seen);
     interior_begin();
     size_t w0 = nblock_work;
-    double t0 = rl_now();
+    double t0 = __rl_now();
     for (uint64_t j = 0; j < K; j++) {
       uint64_t r = bit_reverse(j, bits), b;
       if (K >= m) {
@@ -660,7 +669,7 @@ uint64_t __rl_sample_launch(uint64_t n, uint64_t from, double work0, rl_block_ru
       seen[k++] = b;
       if (k < m && k >= kmin && (k & (k - 1)) == 0) {
         if (work_settled(block_work + w0, k, work0)) break;
-        if (budget > 0 && 2.0 * (rl_now() - t0) > budget) break;
+        if (budget > 0 && 2.0 * (__rl_now() - t0) > budget) break;
       }
     }
     interior_scale((double)m / (double)k);

@@ -10,7 +10,6 @@
 #include <unistd.h>
 #include <setjmp.h>
 #include <ucontext.h>
-#include <time.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -33,6 +32,8 @@ void __rl_blocks(uint64_t total, uint64_t counted);
 uint64_t __rl_sample_launch(uint64_t n, uint64_t from, double work0,
                             void (*run)(uint64_t, int, void *), void *ctx, int run_rest);
 uint64_t __rl_last_block_work(void);
+double __rl_now(void);
+int __rl_over_launch_budget(double t0, uint64_t nblocks);
 void __rl_alloc_note(const void *p, size_t n);
 void __rl_set_stack(uintptr_t lo, uintptr_t hi);
 void __rl_set_shared(uintptr_t lo, uintptr_t hi);
@@ -179,21 +180,6 @@ void run_block_direct() {
   }
 }
 
-double now_s() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-// the first counted block took long enough that the grid would take more than
-// RL_LAUNCH_BUDGET seconds (default 5): the remaining blocks are sampled
-bool skip_budget_exceeded(double t0, uint64_t nblocks) {
-  if (nblocks <= 3) return false;
-  const char *b = getenv("RL_LAUNCH_BUDGET");
-  double budget = b ? atof(b) : 5.0;
-  return budget > 0 && (now_s() - t0) * (double)nblocks > budget;
-}
-
 // one block of the current launch (a callback of the runtime's block sampler)
 void run_one_block(uint64_t i, int counted, void *) {
   blockIdx = uint3{(unsigned)(i % gridDim.x), (unsigned)((i / gridDim.x) % gridDim.y),
@@ -267,12 +253,12 @@ void __rl_run_launch(const char *name, dim3 g, dim3 b, size_t, void *ctx, void (
   if (nblocks * (uint64_t)nthreads > full && nblocks > 3) {
     counted = __rl_sample_launch(nblocks, 0, -1.0, run_one_block, nullptr, run_rest);
   } else {
-    double t_first = now_s();
+    double t_first = __rl_now();
     for (uint64_t i = 0; i < nblocks; i++) {
       __rl_window_begin();
       run_one_block(i, 1, nullptr);
       __rl_window_end_w(1.0);
-      if (i == 0 && skip_budget_exceeded(t_first, nblocks)) {
+      if (i == 0 && __rl_over_launch_budget(t_first, nblocks)) {
         // the whole grid would take too long: sample the remaining blocks instead
         counted = __rl_sample_launch(nblocks, 1, (double)__rl_last_block_work(),
                                      run_one_block, nullptr, run_rest);

@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <ucontext.h>
 
 typedef struct ident ident_t;
@@ -38,6 +37,8 @@ extern void __rl_window_end_w(double w);
 extern void __rl_window_end_nw(double w);
 extern void __rl_blocks(uint64_t total, uint64_t counted);
 extern uint64_t __rl_last_block_work(void);
+extern double __rl_now(void);
+extern int __rl_over_launch_budget(double t0, uint64_t nblocks);
 extern uint64_t __rl_sample_launch(uint64_t n, uint64_t from, double work0,
                                    void (*run)(uint64_t, int, void *), void *ctx, int run_rest);
 extern void __rl_launch_shape(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
@@ -294,20 +295,6 @@ static void decide_teams(int64_t trip) {
   }
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* team 0 took long enough that all teams would take more than RL_LAUNCH_BUDGET seconds
- * (default 5) */
-static int over_budget(double t0, uint64_t nteams) {
-  if (nteams <= 3) return 0;
-  const char *b = getenv("RL_LAUNCH_BUDGET");
-  double budget = b ? atof(b) : 5.0;
-  return budget > 0 && (now_s() - t0) * (double)nteams > budget;
-}
 
 /* one team of a sampled launch (a callback of the runtime's block sampler) */
 typedef struct { micro_t fn; int argc; void **a; } team_call;
@@ -358,7 +345,7 @@ void __rl_kmpc_fork_teams(ident_t *loc, int argc, micro_t fn, ...) {
       k = __rl_sample_launch(nteams, 1, (double)__rl_last_block_work(), run_team, &c, run_rest);
     }
     __rl_launch_shape(nteams, 1, 1, thr, 1, 1);
-    __rl_blocks(nteams, (uint64_t)k);
+    __rl_blocks(nteams, k);
     __rl_window_begin(); /* the region's code after the teams */
   } else if (counted && nteams * thr > full && nteams > 3) {
     em_nteams = (int)nteams;
@@ -366,18 +353,18 @@ void __rl_kmpc_fork_teams(ident_t *loc, int argc, micro_t fn, ...) {
     __rl_window_end_nw(1.0); /* the region's code before the teams */
     team_call c = {fn, argc, a};
     uint64_t k = __rl_sample_launch(nteams, 0, -1.0, run_team, &c, run_rest);
-    __rl_blocks(nteams, (uint64_t)k);
+    __rl_blocks(nteams, k);
     __rl_window_begin(); /* the region's code after the teams */
   } else {
     em_nteams = (int)nteams;
     if (counted) __rl_launch_shape(nteams, 1, 1, thr, 1, 1);
-    double t0 = now_s();
+    double t0 = __rl_now();
     uint64_t done = nteams;
     for (uint64_t t = 0; t < nteams; t++) {
       int bt = 0;
       em_team = (int)t;
       invoke(fn, &gtid, &bt, argc, a);
-      if (t == 0 && counted && over_budget(t0, nteams)) {
+      if (t == 0 && counted && __rl_over_launch_budget(t0, nteams)) {
         /* all teams would take too long: team 0 stands for itself, the rest are sampled */
         __rl_window_end_nw(1.0);
         team_call c = {fn, argc, a};
