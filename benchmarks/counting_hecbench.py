@@ -34,6 +34,7 @@ from ridgeline.predictors.counted import (
     TEMPLATE_FRAGMENT,
     match_kernel,
     merge_launches,
+    run_record,
     shape_key,
 )
 
@@ -234,11 +235,14 @@ def _spmd_source(src: str) -> bool:
 
 
 def _mean(xs: list[dict]) -> dict:
-    out = {k: sum(x[k] or 0 for x in xs) / len(xs) for k in
-           ("flops_sp", "flops_dp", "flops_hp", "int_ops")}
+    out = {k: sum(x.get(k) or 0 for x in xs) / len(xs) for k in
+           ("flops_sp", "flops_dp", "flops_hp", "int_ops", "sectors_read", "sectors_written")}
     names = set().union(*(x["dram_bytes_by_gpu"] for x in xs))
     out["dram"] = {n: sum(x["dram_bytes_by_gpu"].get(n, 0) for x in xs) / len(xs)
                    for n in names}
+    kinds = set().union(*((x.get("int_detail") or {}) for x in xs))
+    out["int_detail"] = {k: sum((x.get("int_detail") or {}).get(k, 0) for x in xs) / len(xs)
+                         for k in kinds}
     return out
 
 
@@ -275,6 +279,9 @@ def _row(model: str, src: str, kern: str, g: pd.Series, mean: dict, rule) -> dic
     ints = mean["int_ops"] + (omp_device_int_ops(_launched(g)) if model == "omp" else 0.0)
     row = {"source": src, "kernel": kern, "device": g["device"],
            "flops": mean["flops_sp"] + mean["flops_dp"], "flops_gt": g["SP_FLOP"] + g["DP_FLOP"],
+           "flops_dp": mean["flops_dp"], "flops_dp_gt": g["DP_FLOP"],
+           **{f"n_{k}": v for k, v in sorted(mean["int_detail"].items())},
+           "sectors_read": mean["sectors_read"], "sectors_written": mean["sectors_written"],
            "int": ints, "int_cpu": mean["int_ops"], "int_gt": g["int_ops"], "dram": dram,
            "dram_gt": g["bytes_total"]}
     ours = Counts(mean["flops_sp"], mean["flops_dp"], 0.0, ints, dram)
@@ -298,7 +305,7 @@ def report(args: argparse.Namespace) -> dict:
     for path in args.out:
         for line in Path(path).read_text().splitlines():
             if line:
-                r = json.loads(line)
+                r = run_record(json.loads(line))[1]
                 prev = res.get(r["source"], {"error": 1})
                 if "error" not in prev and (prev.get("args") or "").strip() == \
                         own.get(r["source"]) != (r.get("args") or "").strip():

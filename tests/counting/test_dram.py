@@ -12,6 +12,7 @@ from ridgeline.counting.dram import (
     dram_bytes,
     local_dram_bytes,
 )
+from ridgeline.counting.records import upgrade_record
 
 
 def test_streaming_reads_and_writes_are_compulsory() -> None:
@@ -60,6 +61,26 @@ def test_dirty_sectors_left_at_exit_are_reported_apart() -> None:
     assert est.exit_dirty_bytes == 15 * 32
     assert est.total_for(exit_writeback=True) == est.total == 32 + 17 * 32
     assert est.total_for(exit_writeback=False) == 32 + 2 * 32
+    assert est.total_for(exit_writeback=0.25) == 32 + 2 * 32 + 15 * 8  # a quarter of 15
+
+
+def test_stored_records_of_the_first_dram_model_are_brought_up_to_date() -> None:
+    # a launch stored before the exit-dirty share: 3 MiB read, 1 MiB written, the A100's
+    # figure without any of the written sectors, the RTX 3080's with all of them
+    old = {"kernel": "k", "sectors_read": 3 * 2**15, "sectors_written": 2**15,
+           "dram_bytes": 3 * 2**20, "dram_bytes_by_gpu": {
+               "GeForce RTX 3080": 4 * 2**20, "NVIDIA A100 SXM4 40GB": 3 * 2**20}}
+    new = upgrade_record(old)
+    assert new["dram_model"] == 2 and old.get("dram_model") is None  # not changed in place
+    assert new["dram_bytes_by_gpu"] == {"GeForce RTX 3080": 4 * 2**20,
+                                        "NVIDIA A100 SXM4 40GB": 3 * 2**20 + 2**18}
+    assert new["dram_bytes"] == 3 * 2**20 + 2**18  # it was the A100's figure
+    # more written than the L2 holds: at most the written share of a full L2 was left dirty
+    big = {**old, "sectors_read": 0, "sectors_written": 2**25, "dram_bytes": None,
+           "dram_bytes_by_gpu": {"NVIDIA A100 SXM4 40GB": 2**30}}
+    assert upgrade_record(big)["dram_bytes_by_gpu"]["NVIDIA A100 SXM4 40GB"] == \
+        2**30 + 0.25 * 40 * 2**20
+    assert upgrade_record(new) is new  # current records pass through
 
 
 def test_access_straddling_sectors() -> None:

@@ -162,12 +162,12 @@ def test_stream_over_aligned_buffers_moves_each_byte_once(libomp: None,
                                                           programs: Path) -> None:
     # 4096 teams (sampled) stream 4 MB in and 4 MB out of aligned_alloc / posix_memalign
     # buffers: their sizes bound nothing away, every byte crosses DRAM once; the A100 keeps
-    # the 4 MB written in its 40 MB L2 (no write-back counted at the end of a launch)
+    # three quarters of the 4 MB written in its 40 MB L2 (its l2_exit_writeback share)
     n = 1 << 20
     (r,) = count_run(programs / "stream-omp", str(n), gpu=["rtx3080", "a100"])
     assert r.blocks_counted < r.blocks_total
     assert r.dram_bytes == pytest.approx(8 * n + FLOOR, rel=0.01)
-    assert r.dram_bytes_by_gpu["NVIDIA A100 SXM4 40GB"] == pytest.approx(4 * n + FLOOR,
+    assert r.dram_bytes_by_gpu["NVIDIA A100 SXM4 40GB"] == pytest.approx(5 * n + FLOOR,
                                                                          rel=0.01)
 
 

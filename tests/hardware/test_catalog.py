@@ -134,8 +134,16 @@ def test_bad_user_files(tmp_path):
     flag = tmp_path / "flag.toml"
     flag.write_text(neg.read_text().replace("sm_count=-1", "sm_count=1")
                     + "l2_exit_writeback = 'no'\n")
-    with pytest.raises(SchemaError, match="l2_exit_writeback must be true or false, got 'no'"):
+    with pytest.raises(SchemaError, match="l2_exit_writeback must be true, false or a share "
+                                          "from 0 to 1, got 'no'"):
         load_catalog(flag)
+    flag.write_text(flag.read_text().replace("'no'", "1.5"))
+    with pytest.raises(SchemaError, match="share from 0 to 1, got 1.5"):
+        load_catalog(flag)
+    for given, share in (("false", 0.0), ("true", 1.0), ("0.5", 0.5)):
+        flag.write_text(flag.read_text().rsplit("l2_exit_writeback", 1)[0]
+                        + f"l2_exit_writeback = {given}\n")
+        assert load_catalog(flag).get("x").l2_exit_writeback == share
     threads = tmp_path / "threads.toml"
     threads.write_text(neg.read_text().replace("sm_count=-1", "sm_count=1")
                        + "max_threads_per_sm = 16\n")
@@ -160,8 +168,8 @@ def test_gpu_is_numbers_not_name():
     assert g.bandwidth == pytest.approx(1555e9)
     assert g.l2_bytes == 40 * 1024 * 1024
     assert g.sm_arch == "sm_80"
-    # GA100 keeps the dirty L2 sectors a kernel leaves; GA102 writes them within the kernel
-    assert not g.l2_exit_writeback and get_gpu("rtx3080").l2_exit_writeback
+    # GA100 keeps most dirty L2 sectors a kernel leaves; GA102 writes them within the kernel
+    assert g.l2_exit_writeback == 0.25 and get_gpu("rtx3080").l2_exit_writeback == 1.0
     # resident threads per SM: 2048 on GA100, 1536 on GA102, 1024 on Turing
     assert [get_gpu(n).resident_threads_per_sm for n in ("a100", "rtx3080", "t4")] == [
         2048, 1536, 1024]

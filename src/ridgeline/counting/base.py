@@ -25,6 +25,11 @@ class ProgramRunError(ExecutionError):
         super().__init__(f"{program}: cannot count ({cause}): {detail}")
 
 
+#: version of the DRAM model behind a launch record's DRAM bytes (records without one are 1;
+#: see records.upgrade_record)
+DRAM_MODEL = 2
+
+
 @dataclass
 class LaunchCount:
     """Counts of one kernel launch executed on the CPU (per launch, whole grid)."""
@@ -66,6 +71,8 @@ class LaunchCount:
     variant: int = 0
     #: integer operations by kind (arith, logic, cmp, gep, conv) before summing
     int_detail: dict[str, float] = field(default_factory=dict)
+    #: version of the DRAM model behind dram_bytes (records.DRAM_MODEL)
+    dram_model: int = DRAM_MODEL
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -4,8 +4,8 @@ The cache is sized from the GPU catalog (``l2_mb``): 128-byte lines of four 32-b
 16-way set-associative, LRU, write-back, write-allocate without fetch (a written sector is
 not read from DRAM first). It starts cold at every launch, as Nsight Compute's default cache
 control flushes caches between profiled kernels. DRAM bytes = 32 x (sector read misses +
-dirty sectors written back at eviction + those still dirty at the end of the launch, on GPUs
-whose ``l2_exit_writeback`` says they count): compulsory misses are the distinct sectors,
+dirty sectors written back at eviction + the GPU's ``l2_exit_writeback`` share of those
+still dirty at the end of the launch): compulsory misses are the distinct sectors,
 capacity and conflict misses come on top when the footprint exceeds the cache.
 
 The counting runtime (``runtime/rl_count.c``) runs the same model in C during execution;
@@ -59,9 +59,10 @@ class DramEstimate:
     def total(self) -> int:
         return self.read_bytes + self.write_bytes
 
-    def total_for(self, exit_writeback: bool) -> int:
-        """DRAM bytes on a GPU that does (or does not) count the end-of-launch write-back."""
-        return self.total if exit_writeback else self.total - self.exit_dirty_bytes
+    def total_for(self, exit_writeback: float) -> int:
+        """DRAM bytes on a GPU that counts this share (0..1, a bool works) of the end-of-launch
+        write-back."""
+        return self.total - round((1.0 - float(exit_writeback)) * self.exit_dirty_bytes)
 
 
 def _set_index(line: int, n_sets: int) -> int:

@@ -8,13 +8,13 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from ridgeline.counting.base import LaunchCount
+from ridgeline.counting.base import DRAM_MODEL, LaunchCount
 from ridgeline.counting.dram import local_dram_bytes
 from ridgeline.counting.mathops import DIV_EXTRA
 from ridgeline.hardware import GPU, get_gpu
 
 __all__ = ["load_blocks", "to_launch_count", "footprint_bound", "INT_KINDS", "INT_DIV_EXTRA",
-           "read_raw", "LAUNCH_DRAM_FLOOR"]
+           "read_raw", "LAUNCH_DRAM_FLOOR", "DRAM_MODEL", "upgrade_record"]
 
 #: integer kinds summed into int_ops (compares and address arithmetic are integer
 #: instructions on NVIDIA GPUs too; conversions are mostly free there)
@@ -81,6 +81,37 @@ def footprint_bound(raw: dict[str, Any], sscale: float) -> tuple[float, float]:
     return rd, wr
 
 
+def _written_share(srd: float, swr: float) -> float:
+    return swr / (srd + swr) if srd + swr > 0 else 0.0
+
+
+def upgrade_record(rec: dict[str, Any]) -> dict[str, Any]:
+    """A stored launch record brought to the current DRAM model. Records of DRAM model 1 left
+    out every dirty sector still in the L2 at the end of the launch on GPUs that keep some
+    (``l2_exit_writeback`` below 1); the share they now count is added back from the written
+    sectors, capped like the runtime's exit-dirty figure (the written share of a full L2)."""
+    if rec.get("dram_model", 1) >= DRAM_MODEL:
+        return rec
+    srd, swr = float(rec.get("sectors_read", 0)), float(rec.get("sectors_written", 0))
+    by_gpu = dict(rec.get("dram_bytes_by_gpu") or {})
+    for name, v in by_gpu.items():
+        try:
+            spec = get_gpu(name)
+        except KeyError:  # a GPU from a user's catalog file that is not loaded now
+            continue
+        if spec.l2_exit_writeback < 1:
+            by_gpu[name] = v + spec.l2_exit_writeback * min(
+                32.0 * swr, _written_share(srd, swr) * spec.l2_mb * (1 << 20))
+    out = {**rec, "dram_bytes_by_gpu": by_gpu, "dram_model": DRAM_MODEL}
+    # dram_bytes is the requested GPU's figure: follow it when that GPU's figure moved
+    moved = [n for n, v in by_gpu.items() if v != rec["dram_bytes_by_gpu"][n]]
+    if rec.get("dram_bytes") is not None:
+        for name in moved:
+            if rec["dram_bytes"] == rec["dram_bytes_by_gpu"][name]:
+                out["dram_bytes"] = by_gpu[name]
+    return out
+
+
 def _local_dram(gpu: GPU, accessed: float, depth: float | None, threads: float) -> float:
     if not depth or not threads:
         return 0.0
@@ -127,12 +158,13 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
         rd = float(rd) if rd is not None else l2["read_miss_sectors"] * sscale
         wb = l2["write_back_sectors"] * sscale
         size = float(l2.get("bytes", 0))
-        if not gpu_spec.l2_exit_writeback:
-            # the GPU keeps its dirty sectors at the end of the launch. Sampled blocks fill
-            # the model L2 less than the whole launch would: what stays dirty is at most
-            # the written share of a full L2
-            ws = swr / (srd + swr) if srd + swr > 0 else 0.0
-            wb = max(0.0, wb - min(l2.get("exit_dirty_sectors", 0) * sscale, ws * size / 32.0))
+        keep = 1.0 - gpu_spec.l2_exit_writeback
+        if keep > 0:
+            # the GPU keeps some of its dirty sectors at the end of the launch. Sampled
+            # blocks fill the model L2 less than the whole launch would: what stays dirty is
+            # at most the written share of a full L2
+            wb = max(0.0, wb - keep * min(l2.get("exit_dirty_sectors", 0) * sscale,
+                                          _written_share(srd, swr) * size / 32.0))
         # what the launch reads fits in this L2: each sector comes from DRAM once, whatever
         # the sampled blocks extrapolate to (reused lines stay; streamed writes age out)
         if 32.0 * bound_rd <= size:

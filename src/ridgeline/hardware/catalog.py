@@ -68,11 +68,12 @@ class GPU:
     int32_lanes_per_sm: int | None = None
     #: threads an SM (CU) keeps resident at once; None: 2048 (see resident_threads_per_sm)
     max_threads_per_sm: int | None = None
-    #: whether the dirty L2 sectors a kernel leaves behind count as DRAM writes of that
-    #: kernel (written back within its measured span). True for GA102 (RTX 3080, A10) in the
-    #: HeCBench profiles; false for GA100, whose measured DRAM bytes match the read misses
-    #: plus the evictions alone
-    l2_exit_writeback: bool = True
+    #: the share (0..1; true = 1, false = 0) of the dirty L2 sectors a kernel leaves behind
+    #: that count as DRAM writes of that kernel (written back within its measured span).
+    #: 1 for GA102 (RTX 3080, A10) in the HeCBench profiles; 0.25 for GA100 (40 MB L2), whose
+    #: measured DRAM bytes sit between the read misses plus evictions and the full write-back
+    #: (see the catalog file)
+    l2_exit_writeback: float = 1.0
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @property
@@ -138,9 +139,11 @@ class GPU:
         kwargs = {k: v for k, v in raw.items() if k in known}
         kwargs["aliases"] = tuple(raw.get("aliases", ()))
         kwargs["extra"] = {k: v for k, v in raw.items() if k not in known}
-        if not isinstance(kwargs.get("l2_exit_writeback", True), bool):
+        share = kwargs.get("l2_exit_writeback", 1.0)
+        if not isinstance(share, bool | int | float) or not 0 <= share <= 1:
             raise SchemaError(f"{where}: GPU {raw['name']!r} field l2_exit_writeback must be "
-                              f"true or false, got {kwargs['l2_exit_writeback']!r}")
+                              f"true, false or a share from 0 to 1, got {share!r}")
+        kwargs["l2_exit_writeback"] = float(share)
         mt = kwargs.get("max_threads_per_sm")
         if mt is not None and (not isinstance(mt, int) or isinstance(mt, bool) or mt < 32):
             raise SchemaError(f"{where}: GPU {raw['name']!r} field max_threads_per_sm must be "

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ridgeline.counting.records import upgrade_record
 from ridgeline.errors import LaunchError, RidgelineError
 from ridgeline.hardware import get_gpu
 from ridgeline.predictors.base import Dim3, parse_dim3
@@ -186,12 +187,20 @@ def merge_launches(earlier: list[dict[str, Any]], later: list[dict[str, Any]]
 
 
 def _result_records(results: Iterable[Path]) -> Iterator[tuple[tuple[str, str], dict[str, Any]]]:
-    """((source, stripped args), record) of every program run in the JSON-lines *results*."""
+    """((source, stripped args), record) of every program run in the JSON-lines *results*,
+    launch records brought to the current DRAM model."""
     for path in results:
         for line in Path(path).read_text().splitlines():
             if line.strip():
-                r = json.loads(line)
-                yield (r["source"], (r.get("args") or "").strip()), r
+                yield run_record(json.loads(line))
+
+
+def run_record(r: dict[str, Any]) -> tuple[tuple[str, str], dict[str, Any]]:
+    """((source, stripped args), record) of one stored program run, its launch records
+    brought to the current DRAM model (:func:`ridgeline.counting.records.upgrade_record`)."""
+    if r.get("launches"):
+        r = {**r, "launches": [upgrade_record(x) for x in r["launches"]]}
+    return (r["source"], (r.get("args") or "").strip()), r
 
 
 def build_counted_table(results: Iterable[Path], rows: pd.DataFrame) -> pd.DataFrame:
