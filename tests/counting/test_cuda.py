@@ -165,6 +165,31 @@ def test_shared_float_atomic_add_is_a_flop(toolchain: None, programs: Path) -> N
     assert r.atomics == 64 * (256 + 32)
 
 
+def test_double_division_of_zero_takes_the_slow_path(toolchain: None, programs: Path) -> None:
+    # 4096 divisions (17 counted FLOPs each on the fast path); the 2048 zero numerators leave
+    # it for the general routine, 17 more each; sampled blocks extrapolate the same share
+    from ridgeline.counting.mathops import DIV_EXTRA
+
+    per_div = 1 + DIV_EXTRA["dp"]
+    (r,) = count_run(programs / "ddiv-cuda", "4096", gpu="rtx3080")
+    assert r.flops_dp == 4096 * per_div + 2048 * 17
+    # a divisor whose high word reads as a float NaN (exponent field 0x7fe): every division
+    # fails the fast path's check
+    (r,) = count_run(programs / "ddiv-cuda", "4096 1e308", gpu="rtx3080")
+    assert r.flops_dp == 4096 * (per_div + 17)
+
+
+@pytest.mark.parametrize("times", [1, 2])
+def test_a_kernel_expected_twice_waits_for_two_instantiations(toolchain: None, programs: Path,
+                                                              times: int) -> None:
+    # scale<float> then scale<double>, launched alike, then tail: listed once, the program
+    # stops after the float one; listed twice, after the double one (tail never counted)
+    recs = count_run(programs / "twotypes-cuda", "1024", launches=1, skip_after=False,
+                     expect=["scale"] * times)
+    assert [(r.kernel, r.variant) for r in recs] == [("scale", v) for v in range(times)]
+    assert [(r.flops_sp, r.flops_dp) for r in recs] == [(1024, 0), (0, 1024)][:times]
+
+
 def test_rows_shared_by_sampled_blocks_come_from_dram_once(toolchain: None,
                                                           programs: Path) -> None:
     # 256 x 256 blocks, each reading two 1 kB rows of a 256 kB table: the 8 sampled blocks

@@ -96,6 +96,15 @@ def test_many_teams_sampled(libomp: None, programs: Path) -> None:
     assert red.global_load_bytes == pytest.approx(4 * n, rel=1e-9)
 
 
+def test_regions_of_one_name_in_different_files_are_variants(libomp: None,
+                                                             programs: Path) -> None:
+    # two regions at line 1 of two headers, both main_l1 without their file ids: kept apart
+    # as variants 0 and 1 (1 multiply per element, then a multiply and an FMA)
+    recs = count_run(programs / "hdrregions-omp", "4096", gpu="rtx3080")
+    assert [(r.kernel, r.variant) for r in recs] == [("main_l1", 0), ("main_l1", 1)]
+    assert [r.flops_sp for r in recs] == [4096, 3 * 4096]
+
+
 def test_large_distribute_loop_without_num_teams_sampled(libomp: None, programs: Path) -> None:
     # no num_teams clause and 2^20 iterations: one team per 256 iterations (4096), 10 counted
     n = 1 << 20

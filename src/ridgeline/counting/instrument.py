@@ -184,6 +184,23 @@ def _add(hist: dict[str, float], key: str, n: float) -> None:
     hist[key] = hist.get(key, 0) + n
 
 
+_DDIV = re.compile(r"^\s*(%[-\w.$]+)\s*=\s*fdiv\s+(?:(?:fast|nnan|ninf|nsz|arcp|contract|afn|"
+                   r"reassoc)\s+)*double\s+(.*)$")
+
+
+def _ddiv_hook(line: str) -> str | None:
+    """The runtime call after a scalar double division: whether the GPU's division would
+    leave its fast path for these values (``__rl_ddiv`` in rl_count.c), None otherwise."""
+    m = _DDIV.match(line)
+    if not m:
+        return None
+    ops = split_top(m.group(2))
+    if len(ops) < 2:
+        return None
+    a, b = ops[0].strip(), ops[1].strip().split(" !", 1)[0].strip()
+    return f"  call void @__rl_ddiv(double {a}, double {b}, double {m.group(1)})"
+
+
 def _runtime_divisor(operands: str) -> bool:
     """Whether the divisor (second operand) of an integer division is a value, not a
     constant: ``%a, %b`` yes; ``%a, 7`` or a constant vector no (the compiler turns those
@@ -390,6 +407,7 @@ def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("
     out.append("declare void @__rl_lda(ptr, i64)")
     out.append("declare void @__rl_sta(ptr, i64)")
     out.append("declare void @__rl_atom(ptr, i64)")
+    out.append("declare void @__rl_ddiv(double, double, double)")
     out.append("@__rl_bbc = external global [0 x i64]")
     res.text = "\n".join(out) + "\n"
     return res
@@ -477,6 +495,9 @@ def _instrument_body(body: list[str], fname: str, res: Instrumented,
                 if sc:
                     trig.append(sc)
             out.append(ln)
+            ddiv = _ddiv_hook(ln)
+            if ddiv:
+                out.append(ddiv)
             k += 1
         if not fast_math:
             for prec, saved in shared_sin_cos(trig).items():

@@ -95,8 +95,14 @@ class OmpBackend(Backend):
                     raise
                 log.info("%s: build again with %s", program_dir.name, nxt)
                 srcs, flags = nxt
+        # regions of one function and line in different files (bodies #included from
+        # headers, each at its line 1) differ only in the file id: variants of one name
+        variants: dict[str, dict[str, int]] = {}
         for r in recs:
-            r.kernel = short_region_name(r.kernel)
+            short = short_region_name(r.kernel)
+            seen = variants.setdefault(short, {})
+            r.variant = seen.setdefault(r.kernel, len(seen))
+            r.kernel = short
         return recs
 
 
