@@ -19,6 +19,9 @@ extern const uint64_t __rl_nbb;
 
 /* ---- state ---------------------------------------------------------------------------- */
 int __rl_on;                 /* memory hooks record only while set */
+/* set once a launch was skipped or a sampled launch left blocks unexecuted: from then on the
+ * program's data may hold zeros a GPU run would not have (value-dependent counts stop) */
+int __rl_data_partial;
 static int rl_in_kernel;
 int __rl_spmd_flag; /* launch known to cover only part of its threads (none set it now) */
 int __rl_omp_active; /* inside an OpenMP target region (rl_omp.c emulates its teams) */
@@ -402,10 +405,12 @@ void __rl_count_extra(int prec, uint64_t flops, uint64_t intops) {
    FFMA 0 * hi(b) + hi(q) > 1.47e-39). Otherwise a call to the general routine adds 17
    counted FLOPs (a zero numerator: 8 DFMA and a DMUL before it returns; lid-driven-cavity's
    zero right-hand sides measure the same 17 per division). Which path runs depends on the
-   values, so it is decided here, per division. */
+   values, so it is decided here, per division, while the program's data is whole (no launch
+   skipped, no block left unexecuted so far: a skipped launch leaves zeros behind that the
+   GPU run would not have divided). */
 #define RL_DDIV_SLOW_FLOPS 17
 void __rl_ddiv(double a, double b, double q) {
-  if (!__rl_on) return;
+  if (!__rl_on || __rl_data_partial) return;
   uint64_t ua, ub, uq;
   memcpy(&ua, &a, 8); memcpy(&ub, &b, 8); memcpy(&uq, &q, 8);
   uint32_t ha = (uint32_t)(ua >> 32) & 0x7fffffffu, hb = (uint32_t)(ub >> 32) & 0x7fffffffu,
@@ -489,7 +494,10 @@ int __rl_kbegin(const char *name) {
   init_once();
   rl_kseen *k = kernel_entry(name);
   if (!k || !name_matches(name) || rl_in_kernel) return 1;
-  if (k->seen >= rl_max_launches) return rl_skip_after ? 2 : 1;
+  if (k->seen >= rl_max_launches) {
+    if (rl_skip_after) __rl_data_partial = 1;
+    return rl_skip_after ? 2 : 1;
+  }
   cur_index = k->seen++;
   cur_name = k->name;
   rl_in_kernel = 1;
@@ -695,6 +703,7 @@ uint64_t __rl_sample_launch(uint64_t n, uint64_t from, double work0, rl_block_ru
     interior_scale((double)m / (double)k);
     counted += k;
   }
+  if (!run_rest && counted < n) __rl_data_partial = 1;
   if (run_rest) {
     qsort(seen, k, sizeof *seen, cmp_u64);
     uint64_t s = 0;
