@@ -103,6 +103,13 @@ def test_rows_take_the_launch_with_their_sizes_and_fragments_match_on_sizes_alon
     assert pick_launch(launches, "int>", "cuda", (7, 1, 1), (256, 1, 1)) is None
     assert pick_launch(launches, "int>", "cuda") is None
     assert pick_launch(launches, "missing_kernel", "cuda", (8, 1, 1), (256, 1, 1)) is None
+    # OpenMP: a mangled tail that two counted instantiations end with takes the first launched
+    # with the row's sizes, else the first launched
+    omp = [rec("_Z3runILi1EEvPj_l56", 0, [256, 1, 1], 1e3),
+           rec("_Z3runILi3EEvPj_l56", 0, [512, 1, 1], 3e3)]
+    assert pick_launch(omp, "vPj_l56", "omp", (512, 1, 1), (256, 1, 1))["flops_sp"] == 3e3
+    assert pick_launch(omp, "vPj_l56", "omp", (9, 1, 1), (256, 1, 1))["flops_sp"] == 1e3
+    assert pick_launch(omp, "vPj_l99", "omp") is None
 
     res = tmp_path / "counts.jsonl"
     res.write_text(json.dumps({"source": "t-cuda", "args": "", "launches": launches}) + "\n")

@@ -80,26 +80,32 @@ def match_kernel(name: str, counted: Iterable[str], model_type: str) -> str | No
         if name in names:
             return name
         return None if TEMPLATE_FRAGMENT.match(name) else renamed_kernel(name, names)
+    cands = omp_candidates(name, names)
+    return cands[0] if len(cands) == 1 else None
+
+
+def omp_candidates(name: str, names: list[str]) -> list[str]:
+    """The counted OpenMP regions (in *names*' order) a data row's region name can mean: the
+    same short name; else those ending with its mangled tail; else those of the same function
+    tail nearest in line, within OMP_LINE_SLACK lines. Several are template instantiations."""
     short = _OMP_PREFIX.sub("", name)
     if short in names:
-        return short
+        return [short]
     hits = [n for n in names if n.endswith(short)]
     if hits:
-        return hits[0] if len(hits) == 1 else None
+        return hits
     # the profiled build's region line a few lines off the counted one (same function tail)
     m = _REGION.match(short)
     if not m:
-        return None
-    near: list[tuple[int, str]] = []
+        return []
+    near: dict[str, int] = {}
     for n in names:
         mn = _REGION.match(n)
         if mn and mn.group(1).endswith(m.group(1)) and \
                 abs(int(mn.group(2)) - int(m.group(2))) <= OMP_LINE_SLACK:
-            near.append((abs(int(mn.group(2)) - int(m.group(2))), n))
-    near.sort()
-    if not near or (len(near) > 1 and near[0][0] == near[1][0]):
-        return None
-    return near[0][1]
+            near[n] = abs(int(mn.group(2)) - int(m.group(2)))
+    best = min(near.values(), default=None)
+    return [n for n, d in near.items() if d == best]
 
 
 def launch_record_features(rec: dict[str, Any], gpu: str | None) -> dict[str, float]:
@@ -148,10 +154,21 @@ def pick_launch(launches: list[dict[str, Any]], kernel: str, model_type: str,
     """The counted launch a data row refers to: a launch of the matching kernel with the
     row's grid and block where one has them (the first such launch, first template variant),
     else the kernel's first launch; a template-fragment name (see TEMPLATE_FRAGMENT) takes the
-    first launch of any kernel with the row's sizes. None when nothing matches or the
-    launch's counts are partial (OpenMP teams split by id)."""
+    first launch of any kernel with the row's sizes, an OpenMP tail that several counted
+    instantiations end with the first of them launched with the row's sizes. None when nothing
+    matches or the launch's counts are partial (OpenMP teams split by id)."""
     k = match_kernel(kernel, [x["kernel"] for x in launches], model_type)
     fragment = k is None and model_type != "omp" and bool(TEMPLATE_FRAGMENT.match(kernel))
+    if k is None and model_type == "omp":
+        # a region several counted instantiations can be (same tail or equally near line):
+        # the first launched with the row's sizes, else the first launched (what a run
+        # stopped after it would give)
+        cands = set(omp_candidates(kernel, list(dict.fromkeys(x["kernel"] for x in launches))))
+        pool = [x for x in launches if x.get("kernel") in cands]
+        if not pool:
+            return None
+        first = (_with_sizes(pool, grid, block) or pool)[0]
+        return None if first.get("spmd_partial") else first
     if k is None and not fragment:
         return None
     pool = [x for x in launches if fragment or x.get("kernel") == k]
