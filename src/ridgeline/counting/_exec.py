@@ -8,6 +8,7 @@ import re
 import shutil
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -80,16 +81,24 @@ def build_and_count(backend: str, program_dir: Path, spec: BuildSpec, args: list
         blocks = load_blocks(work / "build" / "blocks.json")
         gpu = names[0] if names else None
         recs = [to_launch_count(r, blocks, backend, names, gpu) for r in raws]
-        variants: dict[str, dict[str, int]] = {}
-        for r in recs:  # "kernel@site" keys from the CUDA layer
-            base, _, site = r.kernel.partition("@")
-            seen = variants.setdefault(base, {})
-            r.variant = seen.setdefault(site, len(seen))
-            r.kernel = base
+        # "kernel@site" keys from the CUDA layer
+        number_variants(recs, lambda k: k.partition("@")[0])
         return recs
     finally:
         if temporary:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def number_variants(recs: list[LaunchCount], base: Callable[[str], str]) -> None:
+    """Rename each record's kernel to ``base(kernel)`` and number the distinct full names
+    that share a base (launch sites, template instantiations, regions of one name in
+    different files) as its variants 0, 1, ... in order of first launch."""
+    variants: dict[str, dict[str, int]] = {}
+    for r in recs:
+        short = base(r.kernel)
+        seen = variants.setdefault(short, {})
+        r.variant = seen.setdefault(r.kernel, len(seen))
+        r.kernel = short
 
 
 _LINE = re.compile(r"^(.*)_l(\d+)$")

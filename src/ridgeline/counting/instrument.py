@@ -197,8 +197,7 @@ def _ddiv_hook(line: str) -> str | None:
     ops = split_top(m.group(2))
     if len(ops) < 2:
         return None
-    a, b = ops[0].strip(), ops[1].strip().split(" !", 1)[0].strip()
-    return f"  call void @__rl_ddiv(double {a}, double {b}, double {m.group(1)})"
+    return f"  call void @__rl_ddiv(double {ops[0]}, double {ops[1]}, double {m.group(1)})"
 
 
 def _runtime_divisor(operands: str) -> bool:

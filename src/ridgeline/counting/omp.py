@@ -7,7 +7,7 @@ import logging
 import re
 from pathlib import Path
 
-from ridgeline.counting._exec import build_and_count
+from ridgeline.counting._exec import build_and_count, number_variants
 from ridgeline.counting.base import BACKENDS, Backend, LaunchCount, ProgramRunError, RunOptions
 from ridgeline.counting.program import (
     makefile_cxx_driver,
@@ -97,12 +97,7 @@ class OmpBackend(Backend):
                 srcs, flags = nxt
         # regions of one function and line in different files (bodies #included from
         # headers, each at its line 1) differ only in the file id: variants of one name
-        variants: dict[str, dict[str, int]] = {}
-        for r in recs:
-            short = short_region_name(r.kernel)
-            seen = variants.setdefault(short, {})
-            r.variant = seen.setdefault(r.kernel, len(seen))
-            r.kernel = short
+        number_variants(recs, short_region_name)
         return recs
 
 

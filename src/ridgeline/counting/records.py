@@ -94,7 +94,8 @@ def upgrade_record(rec: dict[str, Any]) -> dict[str, Any]:
         return rec
     srd, swr = float(rec.get("sectors_read", 0)), float(rec.get("sectors_written", 0))
     by_gpu = dict(rec.get("dram_bytes_by_gpu") or {})
-    for name, v in by_gpu.items():
+    out = {**rec, "dram_bytes_by_gpu": by_gpu, "dram_model": DRAM_MODEL}
+    for name, v in (rec.get("dram_bytes_by_gpu") or {}).items():
         try:
             spec = get_gpu(name)
         except KeyError:  # a GPU from a user's catalog file that is not loaded now
@@ -102,12 +103,8 @@ def upgrade_record(rec: dict[str, Any]) -> dict[str, Any]:
         if spec.l2_exit_writeback < 1:
             by_gpu[name] = v + spec.l2_exit_writeback * min(
                 32.0 * swr, _written_share(srd, swr) * spec.l2_mb * (1 << 20))
-    out = {**rec, "dram_bytes_by_gpu": by_gpu, "dram_model": DRAM_MODEL}
-    # dram_bytes is the requested GPU's figure: follow it when that GPU's figure moved
-    moved = [n for n, v in by_gpu.items() if v != rec["dram_bytes_by_gpu"][n]]
-    if rec.get("dram_bytes") is not None:
-        for name in moved:
-            if rec["dram_bytes"] == rec["dram_bytes_by_gpu"][name]:
+            # dram_bytes is the requested GPU's figure: it moves with that GPU's
+            if rec.get("dram_bytes") is not None and rec["dram_bytes"] == v:
                 out["dram_bytes"] = by_gpu[name]
     return out
 

@@ -157,18 +157,20 @@ def pick_launch(launches: list[dict[str, Any]], kernel: str, model_type: str,
     first launch of any kernel with the row's sizes, an OpenMP tail that several counted
     instantiations end with the first of them launched with the row's sizes. None when nothing
     matches or the launch's counts are partial (OpenMP teams split by id)."""
-    k = match_kernel(kernel, [x["kernel"] for x in launches], model_type)
+    names = list(dict.fromkeys(x["kernel"] for x in launches))
+    if model_type == "omp":
+        cands = omp_candidates(kernel, names)
+        if len(cands) > 1:
+            # a region several counted instantiations can be (same tail or equally near
+            # line): the first launched with the row's sizes, else the first launched (what
+            # a run stopped after it would give)
+            pool = [x for x in launches if x.get("kernel") in cands]
+            first = (_with_sizes(pool, grid, block) or pool)[0]
+            return None if first.get("spmd_partial") else first
+        k = cands[0] if cands else None
+    else:
+        k = match_kernel(kernel, names, model_type)
     fragment = k is None and model_type != "omp" and bool(TEMPLATE_FRAGMENT.match(kernel))
-    if k is None and model_type == "omp":
-        # a region several counted instantiations can be (same tail or equally near line):
-        # the first launched with the row's sizes, else the first launched (what a run
-        # stopped after it would give)
-        cands = set(omp_candidates(kernel, list(dict.fromkeys(x["kernel"] for x in launches))))
-        pool = [x for x in launches if x.get("kernel") in cands]
-        if not pool:
-            return None
-        first = (_with_sizes(pool, grid, block) or pool)[0]
-        return None if first.get("spmd_partial") else first
     if k is None and not fragment:
         return None
     pool = [x for x in launches if fragment or x.get("kernel") == k]

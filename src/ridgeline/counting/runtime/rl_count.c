@@ -33,7 +33,11 @@ static uintptr_t rl_regs_lo, rl_regs_hi;   /* threadIdx & co: special registers 
 static FILE *rl_out;
 static int rl_max_launches = 2, rl_skip_after = 1;
 static const char *rl_only;
-static const char *rl_expect; /* wanted kernels, one name fragment per line */
+/* wanted kernels (RL_EXPECT, one name fragment per line), parsed once: a fragment listed k
+ * times wants k distinct kernels */
+typedef struct { char *frag; int times; } rl_want;
+static rl_want *rl_wants;
+static int nwants;
 static uint64_t *rl_snap;
 static double *rl_acc;
 #define NMEM 10 /* memory counters: pairs of (accesses, bytes) */
@@ -448,6 +452,29 @@ static rl_kseen *kernel_entry(const char *name) {
   return &kseen[nkseen++];
 }
 
+/* RL_EXPECT's lines (fragments of 1 to 511 characters; others are ignored) into rl_wants */
+static void expect_parse(const char *list) {
+  for (const char *p = list; p && *p;) {
+    const char *e = strchr(p, '\n');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    if (n > 0 && n < 512) {
+      int i = 0;
+      while (i < nwants && !(strlen(rl_wants[i].frag) == n && strncmp(rl_wants[i].frag, p, n) == 0))
+        i++;
+      if (i == nwants) {
+        rl_wants = realloc(rl_wants, (size_t)(nwants + 1) * sizeof *rl_wants);
+        char *f = malloc(n + 1);
+        memcpy(f, p, n);
+        f[n] = 0;
+        rl_wants[nwants++] = (rl_want){f, 0};
+      }
+      rl_wants[i].times++;
+    }
+    if (!e) break;
+    p = e + 1;
+  }
+}
+
 static void init_once(void) {
   static int done;
   if (done) return;
@@ -457,8 +484,7 @@ static void init_once(void) {
   if (!rl_out) rl_out = stderr;
   if (getenv("RL_LAUNCHES")) rl_max_launches = atoi(getenv("RL_LAUNCHES"));
   if (getenv("RL_SKIP_AFTER")) rl_skip_after = atoi(getenv("RL_SKIP_AFTER"));
-  rl_expect = getenv("RL_EXPECT");
-  if (rl_expect && !*rl_expect) rl_expect = NULL;
+  expect_parse(getenv("RL_EXPECT"));
   rl_only = getenv("RL_KERNEL");
   if (rl_only && !*rl_only) rl_only = NULL;
   const char *l2 = getenv("RL_L2");
@@ -793,39 +819,17 @@ static int expect_match(const char *name, const char *frag) {
   return pf > 0 && pn >= pf && strncmp(un - pf, frag, pf) == 0;
 }
 
-/* how many lines of the wanted list are exactly *frag* */
-static int expect_times(const char *frag, size_t n) {
-  int k = 0;
-  for (const char *p = rl_expect; *p;) {
-    const char *e = strchr(p, '\n');
-    size_t m = e ? (size_t)(e - p) : strlen(p);
-    if (m == n && strncmp(p, frag, n) == 0) k++;
-    if (!e) break;
-    p = e + 1;
-  }
-  return k;
-}
-
 /* every wanted kernel has its launches counted: the rest of the program is not needed. A
  * fragment listed k times wants k distinct kernels (launch sites, template instantiations)
  * with their launches counted: a float and a double instantiation launched alike */
 static int expect_done(void) {
-  if (!rl_expect) return 0;
-  const char *p = rl_expect;
-  char frag[512];
-  while (*p) {
-    const char *e = strchr(p, '\n');
-    size_t n = e ? (size_t)(e - p) : strlen(p);
-    if (n > 0 && n < sizeof frag) {
-      memcpy(frag, p, n);
-      frag[n] = 0;
-      int full = 0;
-      for (int i = 0; i < nkseen; i++)
-        if (expect_match(kseen[i].name, frag) && kseen[i].seen >= rl_max_launches) full++;
-      if (full < expect_times(frag, n)) return 0;
-    }
-    if (!e) break;
-    p = e + 1;
+  if (!nwants) return 0;
+  for (int w = 0; w < nwants; w++) {
+    int full = 0;
+    for (int i = 0; i < nkseen; i++)
+      if (expect_match(kseen[i].name, rl_wants[w].frag) && kseen[i].seen >= rl_max_launches)
+        full++;
+    if (full < rl_wants[w].times) return 0;
   }
   return 1;
 }
