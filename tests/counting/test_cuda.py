@@ -232,3 +232,16 @@ def test_per_thread_arrays_move_local_memory_through_dram(toolchain: None,
     (small,) = count_run(programs / "localarr-cuda", "8", gpu="rtx3080")
     assert small.local_store_bytes == 1024 * 1280
     assert small.dram_bytes == 2 * 1024 * 4 + FLOOR
+
+
+@pytest.mark.parametrize("n", [4096, 1 << 19])
+def test_warp_synchronous_scan_through_volatile_shared_memory(toolchain: None, programs: Path,
+                                                              n: int) -> None:
+    # lanes scan a 1 each in lockstep: lane l's prefix is l, it adds 1.0f l times (496 per
+    # warp) and stores its prefix at its own slot; run lane by lane, prefixes overshoot (more
+    # FLOPs) and the stores land outside the array. 1 << 19 threads: sampled blocks, each
+    # run with its lanes in lockstep
+    (r,) = count_run(programs / "warpscan-cuda", str(n), gpu="rtx3080")
+    assert r.flops_sp == n // 32 * 496
+    assert r.global_store_bytes == 2 * 4 * n
+    assert r.sectors_written == 2 * 4 * n // 32

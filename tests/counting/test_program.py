@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ridgeline.counting.program import makefile_defines, makefile_fast_math, makefile_std
+from ridgeline.counting.program import (
+    makefile_defines,
+    makefile_fast_math,
+    makefile_std,
+    sources_of,
+)
 
 MAKEFILE = """\
 CC = nvcc
@@ -55,3 +60,29 @@ def test_fast_math_only_from_an_active_nvcc_flag(tmp_path: Path) -> None:
     # an OpenMP port's -ffast-math is not taken: the offload compiler kept accurate math
     mk.write_text("CC = clang++\nCFLAGS += -O3 -ffast-math -fopenmp\n")
     assert not makefile_fast_math(tmp_path)
+
+
+def test_sources_from_the_link_rule_and_a_sibling_port(tmp_path: Path) -> None:
+    # no source/obj list: the program's link rule names the objects, one built from a
+    # sub-folder (divergence-cuda's timer/timer.cpp)
+    cu = tmp_path / "div-cuda"
+    (cu / "timer").mkdir(parents=True)
+    for f in ("div.cu", "timer/timer.cpp", "unused.cu"):
+        (cu / f).write_text("int x;\n")
+    (cu / "Makefile").write_text(
+        "program = div\n$(program): div.o timer.o\n\t$(CC) $^ -o $@\n"
+        "div.o: div.cu div.hpp\n\t$(CC) -c $<\ntimer.o: timer/timer.cpp timer/timer.hpp\n"
+        "\t$(CC) -c $< -o $@\n")
+    assert sources_of(cu, "cuda") == [(cu / "div.cu").resolve(), (cu / "timer/timer.cpp").resolve()]
+    # an OpenMP port whose objects come from its CUDA sibling's .cu files (-x c++)
+    omp = tmp_path / "div-omp"
+    omp.mkdir()
+    (omp / "sim.cpp").write_text("int y;\n")
+    (omp / "Makefile").write_text(
+        "obj = main.o sim.o\n$(program): $(obj)\n\t$(CC) $(obj) -o $@\n"
+        "main.o: ../div-cuda/div.cu\n\t$(CC) -x c++ -c $< -o $@\n"
+        "sim.o: sim.cpp\n\t$(CC) -x c++ -c $< -o $@\n")
+    assert sources_of(omp, "omp") == [(cu / "div.cu").resolve(), (omp / "sim.cpp").resolve()]
+    # an object without a source to be found: every source file of the folder
+    (omp / "Makefile").write_text("obj = main.o gone.o sim.o\nmain.o: ../div-cuda/div.cu\n")
+    assert sources_of(omp, "omp") == [omp / "sim.cpp"]

@@ -253,21 +253,23 @@ def _omp_rename(m: re.Match[str]) -> str:
 def _mem_hook(line: str) -> str | None:
     """The runtime call to insert before a memory instruction (None if not one)."""
     s = line.strip()
-    m = re.match(r"^%[-\w.$]+\s*=\s*load\s+(?:atomic\s+)?(?:volatile\s+)?(.*)$", s)
+    m = re.match(r"^%[-\w.$]+\s*=\s*load\s+(atomic\s+)?(volatile\s+)?(.*)$", s)
     if m:
-        ops = split_top(m.group(1))
+        ops = split_top(m.group(3))
         if len(ops) >= 2 and ops[1].startswith("ptr "):
             ptr = _ptr_operand(ops[1])
-            return f"call void @__rl_ld({ptr}, i64 {type_size(ops[0])})" if ptr else None
+            return _volatile_step(m, ptr) + f"call void @__rl_ld({ptr}, i64 " \
+                f"{type_size(ops[0])})" if ptr else None
         return None
-    m = re.match(r"^store\s+(?:atomic\s+)?(?:volatile\s+)?(.*)$", s)
+    m = re.match(r"^store\s+(atomic\s+)?(volatile\s+)?(.*)$", s)
     if m:
-        ops = split_top(m.group(1))
+        ops = split_top(m.group(3))
         if len(ops) >= 2 and ops[1].startswith("ptr "):
             ty = ops[0].rsplit(" ", 1)[0] if not ops[0].startswith("<") else \
                 ops[0][: ops[0].index(">") + 1]
             ptr = _ptr_operand(ops[1])
-            return f"call void @__rl_st({ptr}, i64 {type_size(ty)})" if ptr else None
+            return _volatile_step(m, ptr) + f"call void @__rl_st({ptr}, i64 " \
+                f"{type_size(ty)})" if ptr else None
         return None
     m = re.match(r"^(?:%[-\w.$]+\s*=\s*)?(atomicrmw|cmpxchg)\s+(?:volatile\s+)?(?:\w+\s+)?"
                  r"(ptr [^,]+),\s*(\S+)", s)
@@ -292,6 +294,14 @@ def _mem_hook(line: str) -> str | None:
             calls.append(f"call void @__rl_ld({src}, {n64})")
         return "\n  ".join(calls)
     return None
+
+
+def _volatile_step(m: re.Match[str], ptr: str | None) -> str:
+    """Before a plain volatile access: the runtime's warp step (``__rl_vol``), which keeps
+    warp-synchronous shared-memory code in lockstep on the CPU."""
+    if ptr is None or m.group(1) or not m.group(2):
+        return ""
+    return f"call void @__rl_vol({ptr})\n  "
 
 
 def _strip_ptr_attrs(op: str) -> str | None:
@@ -407,6 +417,7 @@ def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("
     out.append("declare void @__rl_sta(ptr, i64)")
     out.append("declare void @__rl_atom(ptr, i64)")
     out.append("declare void @__rl_ddiv(double, double, double)")
+    out.append("declare void @__rl_vol(ptr)")
     out.append("@__rl_bbc = external global [0 x i64]")
     res.text = "\n".join(out) + "\n"
     return res

@@ -37,19 +37,28 @@ def sources_of(program_dir: Path, model: str) -> list[Path]:
 
 
 def _from_objects(program_dir: Path, mk: str, model: str) -> list[Path]:
-    """Sources behind ``obj = a.o b.o`` through rules ``a.o: path/a.cpp ...``."""
+    """Sources behind ``obj = a.o b.o`` (or, without it, the objects the program's link rule
+    ``$(program): a.o b.o`` names) through rules ``a.o: path/a.cpp ...``. A rule's source may
+    be of another model's kind: OpenMP ports compile their CUDA sibling's ``.cu`` files with
+    ``-x c++`` (xsbench-omp), and the counting front end reads every file as C++ anyway."""
     m = re.search(r"^\s*obj\s*[:+]?=\s*(.*)$", mk, re.M)
-    if not m or "$" in m.group(1):
-        return []
+    if m and "$" not in m.group(1):
+        objs = m.group(1).split()
+    else:
+        link = re.search(r"^\$[({]program[)}]\s*:([^=\n]*)$", mk, re.M)
+        if not link or "$" in link.group(1):
+            return []
+        objs = link.group(1).split()
+    any_src = _SRC_EXT["cuda"] + _SRC_EXT["omp"]
     out: list[Path] = []
-    for o in m.group(1).split():
+    for o in objs:
         if not o.endswith(".o"):
             continue
         stem = o[:-2]
         rule = re.search(rf"^{re.escape(o)}\s*:\s*(\S+)", mk, re.M)
         cand = [program_dir / rule.group(1)] if rule else []
         cand += [program_dir / f"{stem}{ext}" for ext in _SRC_EXT[model]]
-        hit = next((c for c in cand if c.suffix in _SRC_EXT[model] and c.is_file()), None)
+        hit = next((c for c in cand if c.suffix in any_src and c.is_file()), None)
         if hit is None:
             return []
         out.append(hit.resolve())

@@ -364,6 +364,12 @@ static int mem_access(uintptr_t a, uint64_t n, int write) {
   return k;
 }
 
+/* before a volatile load or store (instrument.py): warp-synchronous code (a warp scan or
+ * the last steps of a reduction through volatile shared memory) relies on a warp's lanes
+ * executing each access together. The CUDA layer's fibers step the warp there
+ * (rl_cuda_rt.cpp); elsewhere (OpenMP regions) nothing is to be done. */
+__attribute__((weak)) void __rl_vol(void *p) { (void)p; }
+
 void __rl_ld(void *p, uint64_t n) {
   if (__rl_on) mem_access((uintptr_t)p, n, 0);
 }

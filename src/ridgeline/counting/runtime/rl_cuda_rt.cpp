@@ -194,6 +194,13 @@ extern "C" {
 void __rl_syncthreads(void) { if (cur >= 0) yield_to_scheduler(WAIT_BLOCK); }
 void __rl_syncwarp(void) { if (cur >= 0) yield_to_scheduler(WAIT_WARP); }
 
+// a volatile shared-memory access: the warp's live lanes take it in lockstep (each lane
+// waits until every other live lane of its warp reached a volatile access or a warp op),
+// so a lane reads what its neighbours stored in the step before, as on the GPU
+void __rl_vol(void *p) {
+  if (cur >= 0 && __rl_is_shared(p)) yield_to_scheduler(WAIT_WARP);
+}
+
 unsigned long long __rl_shfl(unsigned long long v, int mode, int arg, int width) {
   if (cur < 0) return v;
   int me = cur, lane = me & 31, base = me & ~31;

@@ -1,0 +1,48 @@
+// A warp-synchronous exclusive scan through volatile shared memory (no __syncwarp: the
+// lanes of a warp are assumed to run each statement together). Every thread scans a 1, so
+// its prefix is its lane; it then adds 1.0f prefix times and stores its prefix as an index.
+// Run lane by lane instead of in lockstep, the prefixes come out larger than the lane and
+// the stores leave the output array.
+#include <cstdio>
+#include <cstdlib>
+__device__ unsigned warp_scan(unsigned v, volatile unsigned *s) {
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  int i = warp * 64 + lane;
+  s[i] = 0;
+  i += 32;
+  s[i] = v;
+  s[i] += s[i - 1];
+  s[i] += s[i - 2];
+  s[i] += s[i - 4];
+  s[i] += s[i - 8];
+  s[i] += s[i - 16];
+  return s[i] - v;
+}
+__global__ void scan(float *acc, unsigned *pos, int n) {
+  __shared__ unsigned s[2 * 256];
+  int g = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned p = warp_scan(1u, s);
+  float a = 0.0f;
+  for (unsigned k = 0; k < p; k++) a += 1.0f;
+  if (g < n) {
+    acc[g] = a;
+    pos[(g & ~31) + p] = p;
+  }
+}
+int main(int argc, char **argv) {
+  int n = argc > 1 ? atoi(argv[1]) : 1024;
+  float *acc;
+  unsigned *pos;
+  cudaMalloc(&acc, n * sizeof(float));
+  cudaMalloc(&pos, n * sizeof(unsigned));
+  scan<<<(n + 255) / 256, 256>>>(acc, pos, n);
+  unsigned *h = (unsigned *)malloc(n * sizeof(unsigned));
+  cudaMemcpy(h, pos, n * sizeof(unsigned), cudaMemcpyDeviceToHost);
+  int bad = 0;
+  for (int i = 0; i < n; i++) bad += h[i] != (unsigned)(i & 31);
+  printf("%s\n", bad ? "FAIL" : "PASS");
+  free(h);
+  cudaFree(acc);
+  cudaFree(pos);
+  return bad ? 1 : 0;
+}
