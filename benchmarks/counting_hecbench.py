@@ -414,8 +414,11 @@ def main() -> None:
                    help="paper-a: run programs even when some results file has them already")
     p.add_argument("--summary", help="write the summary JSON here")
     p.add_argument("--rows", help="write per-row comparison CSV here")
-    p.add_argument("--launch", choices=["mean", "first"], default="mean",
-                   help="compare the mean of the counted launches, or the first only")
+    p.add_argument("--launch", choices=["mean", "first"], default="first",
+                   help="compare the first counted launch of each kernel variant (what the "
+                        "predictor's counted table takes; a row whose kernel changes its work "
+                        "per launch, such as mixbench's iteration count, is its first launch), "
+                        "or the mean of the counted launches")
     a = p.parse_args()
     (run if a.phase == "run" else report)(a)
 
