@@ -193,3 +193,16 @@ def test_per_iteration_arrays_move_local_memory_through_dram(libomp: None,
     # the GPU runs the region with enough threads to fill itself: 68 SMs x 1024 x ~1.5 kB of
     # histograms overflow the caches, most local accesses reach DRAM
     assert 0.8 * n * 2560 < r.dram_bytes - 8 * n < n * 2560
+
+
+def test_short_loop_of_long_iterations_split_into_teams(libomp: None, programs: Path) -> None:
+    # no num_teams: the 4096 iterations become 16 teams of 256; all run while they fit the
+    # launch budget, else team 0 shows they would not and the others are sampled
+    n, m = 4096, 64
+    (r,) = count_run(programs / "longiter-omp", f"{n} {m}")
+    assert r.blocks_total == n // 256 and r.blocks_counted == n // 256
+    assert r.flops_sp == 2 * n * m
+    (r,) = count_run(programs / "longiter-omp", f"{n} {m}", launch_budget=1e-9)
+    assert r.blocks_total == n // 256 and 3 <= r.blocks_counted < n // 256
+    assert r.flops_sp == pytest.approx(2 * n * m, rel=1e-9)
+    assert r.global_store_bytes == pytest.approx(4 * n, rel=1e-9)

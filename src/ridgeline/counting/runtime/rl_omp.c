@@ -283,15 +283,19 @@ static void run_parallel(int gtid, micro_t fn, int argc, void **a, int n) {
 
 /* ---- teams ---------------------------------------------------------------------------- */
 /* teams without num_teams in a counted launch: the count is decided by the first distribute
- * loop team 0 meets (one team per 256 iterations when the loop has more than
- * RL_FULL_THREADS iterations, else one team), then teams are sampled like a CUDA grid */
+ * loop team 0 meets (one team per 256 iterations), then teams are sampled like a CUDA grid
+ * when the loop has more than RL_FULL_THREADS iterations or every team would take longer
+ * than RL_LAUNCH_BUDGET seconds (a short loop of long iterations: tissue's 131072 iterations
+ * each walk 8192 points), else every team runs, counted */
 static uint64_t virt_full;
+static int small_split; /* the loop has at most RL_FULL_THREADS iterations */
 
 static void decide_teams(int64_t trip) {
   teams_undecided = 0;
-  if (trip > 0 && (uint64_t)trip > virt_full) {
+  if (trip > 256) {
     int64_t v = (trip + 255) / 256;
     em_nteams = v > (1 << 30) ? (1 << 30) : (int)v;
+    small_split = (uint64_t)trip <= virt_full;
   }
 }
 
@@ -331,8 +335,10 @@ void __rl_kmpc_fork_teams(ident_t *loc, int argc, micro_t fn, ...) {
     __rl_window_end_nw(1.0);
     teams_undecided = 1;
     virt_full = full;
+    small_split = 0;
     em_nteams = 1;
     em_team = 0;
+    double t0 = __rl_now();
     __rl_window_begin();
     int bt = 0;
     invoke(fn, &gtid, &bt, argc, a);
@@ -342,7 +348,15 @@ void __rl_kmpc_fork_teams(ident_t *loc, int argc, micro_t fn, ...) {
     __rl_window_end_w(1.0);
     if (nteams > 1) {
       team_call c = {fn, argc, a};
-      k = __rl_sample_launch(nteams, 1, (double)__rl_last_block_work(), run_team, &c, run_rest);
+      if (small_split && !__rl_over_launch_budget(t0, nteams)) {
+        __rl_window_begin();
+        for (uint64_t t = 1; t < nteams; t++) run_team(t, 1, &c);
+        __rl_window_end_w(1.0);
+        k = nteams;
+      } else {
+        k = __rl_sample_launch(nteams, 1, (double)__rl_last_block_work(), run_team, &c,
+                               run_rest);
+      }
     }
     __rl_launch_shape(nteams, 1, 1, thr, 1, 1);
     __rl_blocks(nteams, k);
