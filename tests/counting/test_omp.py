@@ -206,3 +206,12 @@ def test_short_loop_of_long_iterations_split_into_teams(libomp: None, programs: 
     assert r.blocks_total == n // 256 and 3 <= r.blocks_counted < n // 256
     assert r.flops_sp == pytest.approx(2 * n * m, rel=1e-9)
     assert r.global_store_bytes == pytest.approx(4 * n, rel=1e-9)
+
+
+def test_warp_synchronous_scan_in_a_team(libomp: None, programs: Path) -> None:
+    # each warp of a team's threads scans in lockstep: lane l adds 1.0f l times (496 per
+    # warp) and stores within the array (lane by lane, the prefixes overshoot)
+    n = 4096
+    (r,) = count_run(programs / "warpscan-omp", str(n), gpu="rtx3080")
+    assert r.flops_sp == n // 32 * 496
+    assert r.global_store_bytes == 2 * 4 * n

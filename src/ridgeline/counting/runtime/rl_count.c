@@ -367,7 +367,7 @@ static int mem_access(uintptr_t a, uint64_t n, int write) {
 /* before a volatile load or store (instrument.py): warp-synchronous code (a warp scan or
  * the last steps of a reduction through volatile shared memory) relies on a warp's lanes
  * executing each access together. The CUDA layer's fibers step the warp there
- * (rl_cuda_rt.cpp); elsewhere (OpenMP regions) nothing is to be done. */
+ * (rl_cuda_rt.cpp), as does the OpenMP emulation for the threads of a team (rl_omp.c). */
 __attribute__((weak)) void __rl_vol(void *p) { (void)p; }
 
 void __rl_ld(void *p, uint64_t n) {

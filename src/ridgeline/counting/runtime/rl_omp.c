@@ -143,7 +143,7 @@ static void forward_fork(fork_t f, ident_t *loc, int argc, micro_t fn, void **a)
   }
 
 /* ---- threads of a parallel construct as fibers ----------------------------------------- */
-enum { RUN, WAIT, DONE };
+enum { RUN, WAIT, WAIT_WARP, DONE };
 typedef struct { ucontext_t ctx; jmp_buf jb; char *stack; int st, started; } fiber;
 static fiber *fibers;
 static int nfibers, yields, as_fiber;
@@ -190,6 +190,31 @@ static void switch_to(int t) {
   as_fiber = 0;
 }
 
+/* after a round of the scheduler: warps whose live threads all wait at a volatile access
+ * step on together; when none does, the barrier (and any divergent warp step) is released.
+ * Returns the number of threads not done. */
+static int release_waits(int n) {
+  int live = 0, stepped = 0;
+  for (int lo = 0; lo < n; lo += 32) {
+    int hi = lo + 32 < n ? lo + 32 : n, wl = 0, ww = 0;
+    for (int t = lo; t < hi; t++) {
+      if (fibers[t].st != DONE) wl++;
+      if (fibers[t].st == WAIT_WARP) ww++;
+    }
+    if (ww && ww == wl) {
+      for (int t = lo; t < hi; t++)
+        if (fibers[t].st == WAIT_WARP) fibers[t].st = RUN;
+      stepped = 1;
+    }
+  }
+  for (int t = 0; t < n; t++)
+    if (fibers[t].st != DONE) {
+      live++;
+      if (!stepped) fibers[t].st = RUN;
+    }
+  return live;
+}
+
 static void run_fibers(int n) {
   ensure_fibers(n);
   for (int t = 0; t < n; t++) {
@@ -203,12 +228,9 @@ static void run_fibers(int n) {
     makecontext(&f->ctx, trampoline, 0);
   }
   for (;;) {
-    int live = 0;
     for (int t = 0; t < n; t++)
       if (fibers[t].st == RUN) switch_to(t);
-    for (int t = 0; t < n; t++)
-      if (fibers[t].st != DONE) { live++; fibers[t].st = RUN; } /* release the barrier */
-    if (!live) break;
+    if (!release_waits(n)) break;
   }
   __rl_reset_stack();
 }
@@ -259,12 +281,9 @@ static void run_parallel(int gtid, micro_t fn, int argc, void **a, int n) {
       /* thread 0 waits at its first barrier: run 1..n-1 up to theirs, then all onwards */
       fibers[0].st = WAIT;
       for (;;) {
-        int live = 0;
         for (int t = 0; t < n; t++)
           if (fibers[t].st == RUN) switch_to(t);
-        for (int t = 0; t < n; t++)
-          if (fibers[t].st != DONE) { live++; fibers[t].st = RUN; }
-        if (!live) break;
+        if (!release_waits(n)) break;
       }
       __rl_reset_stack();
     } else {
@@ -426,6 +445,18 @@ void __rl_kmpc_barrier(ident_t *loc, int gtid) {
   yields++;
   fiber *f = &fibers[em_tid];
   f->st = WAIT;
+  if (!_setjmp(f->jb)) _longjmp(sched_jb, 1);
+}
+
+/* before a volatile load or store (instrument.py): the threads of a warp (32 consecutive
+ * thread numbers) take it together, as warp-synchronous code written for the GPU expects
+ * (split-omp's scan through volatile team-local memory) */
+void __rl_vol(void *p) {
+  (void)p;
+  if (!__rl_omp_active || !in_parallel || em_nthreads <= 1 || !as_fiber) return;
+  yields++;
+  fiber *f = &fibers[em_tid];
+  f->st = WAIT_WARP;
   if (!_setjmp(f->jb)) _longjmp(sched_jb, 1);
 }
 
