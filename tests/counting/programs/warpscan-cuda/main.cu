@@ -1,27 +1,17 @@
-// A warp-synchronous exclusive scan through volatile shared memory (no __syncwarp: the
-// lanes of a warp are assumed to run each statement together). Every thread scans a 1, so
+// A warp-synchronous exclusive scan through volatile shared memory (warp_scan.h, no
+// __syncwarp). Every thread scans a 1, so
 // its prefix is its lane; it then adds 1.0f prefix times and stores its prefix as an index.
 // Run lane by lane instead of in lockstep, the prefixes come out larger than the lane and
 // the stores leave the output array.
 #include <cstdio>
 #include <cstdlib>
-__device__ unsigned warp_scan(unsigned v, volatile unsigned *s) {
-  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  int i = warp * 64 + lane;
-  s[i] = 0;
-  i += 32;
-  s[i] = v;
-  s[i] += s[i - 1];
-  s[i] += s[i - 2];
-  s[i] += s[i - 4];
-  s[i] += s[i - 8];
-  s[i] += s[i - 16];
-  return s[i] - v;
-}
+#define WARP_SCAN_FN __device__
+#include "warp_scan.h"
+
 __global__ void scan(float *acc, unsigned *pos, int n) {
   __shared__ unsigned s[2 * 256];
   int g = blockIdx.x * blockDim.x + threadIdx.x;
-  unsigned p = warp_scan(1u, s);
+  unsigned p = warp_scan(1u, s, threadIdx.x);
   float a = 0.0f;
   for (unsigned k = 0; k < p; k++) a += 1.0f;
   if (g < n) {

@@ -6,20 +6,9 @@
 #include <cstdio>
 #include <cstdlib>
 
+#define WARP_SCAN_FN
 #pragma omp declare target
-unsigned warp_scan(unsigned v, volatile unsigned *s, int t) {
-  int lane = t & 31, warp = t >> 5;
-  int i = warp * 64 + lane;
-  s[i] = 0;
-  i += 32;
-  s[i] = v;
-  s[i] += s[i - 1];
-  s[i] += s[i - 2];
-  s[i] += s[i - 4];
-  s[i] += s[i - 8];
-  s[i] += s[i - 16];
-  return s[i] - v;
-}
+#include "../warpscan-cuda/warp_scan.h"
 #pragma omp end declare target
 
 int main(int argc, char **argv) {
