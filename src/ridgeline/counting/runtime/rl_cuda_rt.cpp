@@ -134,15 +134,19 @@ void run_block() {
     bool any_live = false;
     for (int t = 0; t < nthreads; t++)
       if (fibers[t].st == RUN) switch_to(t);
-    // release barriers: warps whose live lanes all wait at a warp op, then the block
+    // release barriers: warps whose live lanes all wait at a warp op, then the block. Lanes
+    // already at __syncthreads count as arrived: lanes that diverged into a branch with a
+    // volatile access or a warp op (merge's `if (threadIdx.x == 16) x_top = ...`) finish it
+    // before the barrier lets anyone past
     int live = 0, at_block = 0;
     for (int w = 0; w * 32 < nthreads; w++) {
-      int lo = w * 32, hi = std::min(nthreads, lo + 32), wl = 0, ww = 0;
+      int lo = w * 32, hi = std::min(nthreads, lo + 32), wl = 0, ww = 0, wb = 0;
       for (int t = lo; t < hi; t++) {
         if (fibers[t].st != DONE) wl++;
         if (fibers[t].st == WAIT_WARP) ww++;
+        if (fibers[t].st == WAIT_BLOCK) wb++;
       }
-      if (ww && ww == wl)  // finished lanes stay finished (divergent warp ops)
+      if (ww && ww + wb == wl)  // finished lanes stay finished (divergent warp ops)
         for (int t = lo; t < hi; t++)
           if (fibers[t].st == WAIT_WARP) fibers[t].st = RUN;
     }

@@ -191,17 +191,19 @@ static void switch_to(int t) {
 }
 
 /* after a round of the scheduler: warps whose live threads all wait at a volatile access
- * step on together; when none does, the barrier (and any divergent warp step) is released.
- * Returns the number of threads not done. */
+ * (or at the barrier: threads that diverged into a branch with volatile accesses finish it
+ * first) step on together; when none does, the barrier (and any divergent warp step) is
+ * released. Returns the number of threads not done. */
 static int release_waits(int n) {
   int live = 0, stepped = 0;
   for (int lo = 0; lo < n; lo += 32) {
-    int hi = lo + 32 < n ? lo + 32 : n, wl = 0, ww = 0;
+    int hi = lo + 32 < n ? lo + 32 : n, wl = 0, ww = 0, wb = 0;
     for (int t = lo; t < hi; t++) {
       if (fibers[t].st != DONE) wl++;
       if (fibers[t].st == WAIT_WARP) ww++;
+      if (fibers[t].st == WAIT) wb++;
     }
-    if (ww && ww == wl) {
+    if (ww && ww + wb == wl) {
       for (int t = lo; t < hi; t++)
         if (fibers[t].st == WAIT_WARP) fibers[t].st = RUN;
       stepped = 1;
@@ -278,8 +280,8 @@ static void run_parallel(int gtid, micro_t fn, int argc, void **a, int n) {
         f->ctx.uc_mcontext.fpregs = &f->ctx.__fpregs_mem; /* moved by realloc */
         makecontext(&f->ctx, trampoline, 0);
       }
-      /* thread 0 waits at its first barrier: run 1..n-1 up to theirs, then all onwards */
-      fibers[0].st = WAIT;
+      /* thread 0 waits at its first barrier (or volatile access: its state says which):
+       * run 1..n-1 up to theirs, then all onwards */
       for (;;) {
         for (int t = 0; t < n; t++)
           if (fibers[t].st == RUN) switch_to(t);

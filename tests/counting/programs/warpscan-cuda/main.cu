@@ -2,7 +2,8 @@
 // __syncwarp). Every thread scans a 1, so
 // its prefix is its lane; it then adds 1.0f prefix times and stores its prefix as an index.
 // Run lane by lane instead of in lockstep, the prefixes come out larger than the lane and
-// the stores leave the output array.
+// the stores leave the output array. Lane 5 then hands its prefix to the block through
+// shared memory: 5 more additions per thread.
 #include <cstdio>
 #include <cstdlib>
 #define WARP_SCAN_FN __device__
@@ -10,10 +11,16 @@
 
 __global__ void scan(float *acc, unsigned *pos, int n) {
   __shared__ unsigned s[2 * 256];
+  volatile __shared__ unsigned five;
   int g = blockIdx.x * blockDim.x + threadIdx.x;
   unsigned p = warp_scan(1u, s, threadIdx.x);
   float a = 0.0f;
   for (unsigned k = 0; k < p; k++) a += 1.0f;
+  // one lane stores (a divergent volatile access), the barrier makes it visible to all
+  if (threadIdx.x == 5) five = p;
+  __syncthreads();
+  const unsigned f = *(const unsigned *)&five;  // a plain read: the barrier orders it
+  for (unsigned k = 0; k < f; k++) a += 1.0f;
   if (g < n) {
     acc[g] = a;
     pos[(g & ~31) + p] = p;

@@ -1,7 +1,8 @@
 // The warp-synchronous scan of warpscan-cuda written for OpenMP offload: team-local memory
 // through a volatile pointer, no barrier between the steps (a GPU runs a warp's threads
 // together). Each thread's prefix is its lane; it adds 1.0f that many times and stores its
-// prefix at its own slot. Prints PASS when every slot is right.
+// prefix at its own slot; thread 5 then hands its prefix to the team (5 more additions per
+// thread). Prints PASS when every slot is right.
 #include <omp.h>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +20,7 @@ int main(int argc, char **argv) {
   #pragma omp target teams num_teams(nb) thread_limit(64) map(from: acc[0:n], pos[0:n])
   {
     unsigned s[128];
+    volatile unsigned five = 0;
     #pragma omp parallel num_threads(64)
     {
       int t = omp_get_thread_num();
@@ -26,6 +28,11 @@ int main(int argc, char **argv) {
       unsigned p = warp_scan(1u, s, t);
       float a = 0.0f;
       for (unsigned k = 0; k < p; k++) a += 1.0f;
+      // one thread stores (a divergent volatile access), the barrier shows it to all
+      if (t == 5) five = p;
+      #pragma omp barrier
+      const unsigned f = *(const unsigned *)&five;  // a plain read: the barrier orders it
+      for (unsigned k = 0; k < f; k++) a += 1.0f;
       acc[g] = a;
       pos[(g & ~31) + p] = p;
     }
