@@ -26,6 +26,7 @@ import pandas as pd
 
 from ridgeline.counting import ProgramRunError, count_run
 from ridgeline.counting.omp import omp_device_int_ops
+from ridgeline.counting.program import compile_commands_defines
 from ridgeline.datasets import load
 from ridgeline.errors import LaunchError
 from ridgeline.hardware import Counts, get_gpu, get_rule
@@ -82,6 +83,9 @@ def run(args: argparse.Namespace) -> None:
         sources = [s for s in args.programs.split(",") if s in set(sources)]
     todo = [s for s in sources if s not in done]
     print(f"{len(todo)} programs to run ({len(done)} done)")
+    cc = Path(args.compile_commands) if args.compile_commands else None
+    if cc is not None and not cc.is_file():
+        raise SystemExit(f"--compile-commands: {cc} does not exist")
     for i, src in enumerate(todo):
         rows = gt[gt["source"] == src]
         exe_args = rows["exe_args"].iloc[0]
@@ -91,10 +95,15 @@ def run(args: argparse.Namespace) -> None:
             if not (SRC / src).is_dir():
                 raise ProgramRunError(src, "not-found", "source folder is not in the export")
             _unpack_inputs(SRC / src, exe_args)
+            # the definitions of the build that was profiled, where its export has them
+            defines = compile_commands_defines(cc, src) if cc is not None else None
+            if defines is not None:
+                rec["defines"] = defines
             launches = count_run(SRC / src, exe_args, launches=2, gpu=list(GPUS.values()),
                                  idle_stop=args.idle_stop,
                                  timeout=args.timeout, memory_gb=args.memory_gb,
-                                 kernel=None, expect=_expected(args.model, rows))
+                                 kernel=None, expect=_expected(args.model, rows),
+                                 defines=defines)
             rec["launches"] = [r.to_dict() for r in launches]
         except ProgramRunError as e:
             rec["error"] = {"cause": e.cause, "detail": e.detail[:600]}
@@ -412,6 +421,11 @@ def main() -> None:
     p.add_argument("--programs", help="comma-separated program folders (instead of --sample)")
     p.add_argument("--again", action="store_true",
                    help="paper-a: run programs even when some results file has them already")
+    p.add_argument("--compile-commands", default=None,
+                   help="run: build each program with the -D definitions this "
+                        "compile_commands.json gives its sources (the profiled build: "
+                        "gpuFLOPBench's cuda-profiling/compile_commands.json), not the "
+                        "Makefile's; programs it lacks keep the Makefile's")
     p.add_argument("--summary", help="write the summary JSON here")
     p.add_argument("--rows", help="write per-row comparison CSV here")
     p.add_argument("--launch", choices=["mean", "first"], default="first",

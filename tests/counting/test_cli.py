@@ -41,3 +41,29 @@ def test_count_run_rejects_a_sample_range_that_is_empty(programs: Path,
     assert rc != 0
     err = capsys.readouterr().err
     assert "--sample-min (64)" in err and "--sample-max (16)" in err
+
+
+def test_count_run_builds_with_the_profiled_builds_definitions(
+        toolchain: None, programs: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # the Makefile defines SINGLE_PRECISION; a compile_commands.json without it (and with
+    # NDEBUG) gives the double build; --define alone replaces the Makefile's definitions
+    d = programs / "defines-cuda"
+    cc = tmp_path / "compile_commands.json"
+    cc.write_text(json.dumps([{"directory": "/b", "file": "/x/src/defines-cuda/main.cu",
+                               "command": "clang++ -O3 -DNDEBUG -D__NVCC__ -x cuda -c "
+                                          "/x/src/defines-cuda/main.cu"}]))
+    runs = {"makefile": [], "compile-commands": ["--compile-commands", str(cc)],
+            "define": ["--define", "SINGLE_PRECISION", "--define", "N=2"]}
+    got = {}
+    for name, extra in runs.items():
+        assert main(["count-run", str(d), "--args", "1024", "--json", *extra]) == 0
+        (r,) = json.loads(capsys.readouterr().out)
+        got[name] = (r["flops_sp"], r["flops_dp"], r["global_load_bytes"])
+    assert got["makefile"] == (2048, 0, 2 * 4 * 1024)
+    assert got["compile-commands"] == (0, 2048, 2 * 8 * 1024)
+    assert got["define"] == got["makefile"]
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps([{"file": "/x/src/saxpy-cuda/main.cu", "command": "nvcc"}]))
+    assert main(["count-run", str(d), "--compile-commands", str(other)]) != 0
+    assert "no entry for a file in a folder named 'defines-cuda'" in capsys.readouterr().err

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ridgeline.counting.program import (
+    compile_commands_defines,
     makefile_defines,
     makefile_fast_math,
     makefile_std,
@@ -86,3 +89,24 @@ def test_sources_from_the_link_rule_and_a_sibling_port(tmp_path: Path) -> None:
     # an object without a source to be found: every source file of the folder
     (omp / "Makefile").write_text("obj = main.o gone.o sim.o\nmain.o: ../div-cuda/div.cu\n")
     assert sources_of(omp, "omp") == [omp / "sim.cpp"]
+
+
+def test_compile_commands_definitions(tmp_path: Path) -> None:
+    import json
+
+    cc = tmp_path / "compile_commands.json"
+    cc.write_text(json.dumps([
+        {"file": "/h/src/md-cuda/main.cu",
+         "command": "clang++ -I/h/src/md-cuda -O3 -DNDEBUG -D__NVCC__ -D N=4 -x cuda -c x"},
+        {"file": "/h/src/md-cuda/util.cu", "arguments": ["clang++", "-DNDEBUG", "-DFAST"]},
+        {"file": "/h/src/md-omp/main.cpp", "command": "clang++ -Dreal=float -c main.cpp"},
+        {"file": "/h/src/plain-cuda/main.cu", "command": "clang++ -O3 -c main.cu"},
+    ]))
+    # in order, each once; compiler-reserved names left out
+    assert compile_commands_defines(cc, "md-cuda") == ["NDEBUG", "N=4", "FAST"]
+    assert compile_commands_defines(cc, "md-omp") == ["real=float"]
+    assert compile_commands_defines(cc, "plain-cuda") == []  # built, with no definitions
+    assert compile_commands_defines(cc, "other-cuda") is None  # not in this build
+    cc.write_text("{not json")
+    with pytest.raises(ValueError, match="not a readable compile_commands.json"):
+        compile_commands_defines(cc, "md-cuda")

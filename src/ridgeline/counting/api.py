@@ -42,7 +42,8 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
               sample_skip: bool = True, launch_budget: float = 5.0,
               sample_max: int = 1024, sample_budget: float = 4.0,
               idle_stop: float | None = None,
-              expect: list[str] | None = None) -> list[LaunchCount]:
+              expect: list[str] | None = None,
+              defines: list[str] | None = None) -> list[LaunchCount]:
     """Build *program_dir* for the CPU, run it with *args* and count the first *launches*
     launches of each kernel (or only of *kernel*, a substring of the kernel name).
 
@@ -60,6 +61,9 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
     the program that many seconds after its last counted launch (kernels launched later are
     then missed). *expect* names the kernels wanted (whole names, names before ``@site``, or
     name ends): the program stops as soon as each of them has *launches* counted launches.
+    *defines* (``NAME`` or ``NAME=VALUE``) replace the preprocessor definitions read from the
+    Makefile: build the way the measured binary was built (``program.compile_commands_defines``
+    reads them from a ``compile_commands.json``).
     Raises :class:`ProgramRunError` (``.cause`` says why) when the program cannot be built,
     run or counted."""
     pdir = Path(program_dir)
@@ -89,5 +93,6 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
                       full_threads=sample_threshold, sample_blocks=sample_blocks,
                       sample_skip=sample_skip, launch_budget=launch_budget,
                       sample_max=sample_max, sample_budget=sample_budget,
-                      idle_stop=idle_stop, expect=list(expect or []))
+                      idle_stop=idle_stop, expect=list(expect or []),
+                      defines=None if defines is None else list(defines))
     return backend_for(pdir, backend).count(pdir, argv, opts)

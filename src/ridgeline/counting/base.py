@@ -107,6 +107,9 @@ class RunOptions:
     #: kernels wanted (substrings of their names): the program stops once each of them has
     #: ``launches`` counted launches (empty: run until the program ends)
     expect: list[str] = field(default_factory=list)
+    #: preprocessor definitions (``NAME`` or ``NAME=VALUE``) used instead of the ones the
+    #: Makefile's active lines give (None: the Makefile's)
+    defines: list[str] | None = None
 
 
 class Backend(ABC):

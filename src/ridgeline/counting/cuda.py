@@ -110,7 +110,8 @@ class CudaBackend(Backend):
                 sources=copies, model="cuda",
                 include_dirs=[tmp, program_dir, *(_in_copy(d, program_dir, tmp)
                                                   for d in makefile_includes(program_dir))],
-                defines=makefile_defines(program_dir), std=std,
+                defines=makefile_defines(program_dir) if opts.defines is None else opts.defines,
+                std=std,
                 extra_flags=["-Wno-register", *_sibling_includes(program_dir)],
                 fast_math=makefile_fast_math(program_dir),
             )

@@ -75,7 +75,8 @@ class OmpBackend(Backend):
         while True:
             tried.append((srcs, flags))
             spec = BuildSpec(sources=srcs, model="omp", include_dirs=incs,
-                             defines=makefile_defines(program_dir),
+                             defines=makefile_defines(program_dir) if opts.defines is None
+                             else opts.defines,
                              std=makefile_std(program_dir), extra_flags=flags)
             try:
                 recs = build_and_count(self.name, program_dir, spec, args, opts,

@@ -9,7 +9,7 @@ from pathlib import Path
 __all__ = ["sources_of", "makefile_defines", "makefile_fast_math", "makefile_includes",
            "makefile_run_args",
            "makefile_std", "makefile_active_lines", "makefile_mentioned_sources",
-           "makefile_cxx_driver", "sibling_ports"]
+           "makefile_cxx_driver", "sibling_ports", "compile_commands_defines"]
 
 _SRC_EXT = {"omp": (".cpp", ".c", ".cc", ".cxx"), "cuda": (".cu", ".cpp", ".c", ".cc")}
 
@@ -218,4 +218,32 @@ def sibling_ports(program_dir: Path, models: tuple[str, ...]) -> list[Path]:
         d = program_dir.parent / f"{stem}-{m}"
         if d.is_dir() and d != program_dir:
             out.append(d)
+    return out
+
+
+def compile_commands_defines(path: Path, program: str) -> list[str] | None:
+    """The ``-D`` definitions a ``compile_commands.json`` (a CMake build's export) gives the
+    sources of *program* (the folder name: entries whose file lies in a folder of that name),
+    in order, each once; None when the file has no entry for it. Compiler-reserved names
+    (``__NVCC__``, ``__STRICT_ANSI__``) are left out: they describe the GPU compiler, not the
+    program's configuration."""
+    import json
+
+    try:
+        entries = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as err:
+        raise ValueError(f"{path}: not a readable compile_commands.json ({err})") from err
+    if not isinstance(entries, list):
+        raise ValueError(f"{path}: a compile_commands.json holds a list of entries")
+    out: list[str] | None = None
+    for e in entries:
+        if not isinstance(e, dict) or program not in Path(str(e.get("file", ""))).parts:
+            continue
+        args = e.get("arguments") or shlex.split(str(e.get("command", "")))
+        out = [] if out is None else out
+        for i, a in enumerate(args):
+            d = a[2:] if a.startswith("-D") and len(a) > 2 else (
+                args[i + 1] if a == "-D" and i + 1 < len(args) else None)
+            if d and not d.startswith("__") and d not in out:
+                out.append(d)
     return out
