@@ -19,6 +19,7 @@ pytestmark = pytest.mark.slow
         ("hang-cuda", "timeout", {"timeout": 3}),
         ("needsfile-cuda", "missing-input", {}),
         ("hog-cuda", "memory", {"memory_gb": 1.0}),
+        ("bigalloc-cuda", "memory", {"memory_gb": 1.0}),
         ("thrust-cuda", "unsupported", {}),
         ("broken-cuda", "compile", {}),
     ],
@@ -29,6 +30,8 @@ def test_failure_causes(toolchain: None, programs: Path, program: str, cause: st
         count_run(programs / program, "", **kw)
     assert ei.value.cause == cause, str(ei.value)
     assert program in str(ei.value)
+    if program == "bigalloc-cuda":  # the refused size is named
+        assert "allocation of 4096 MiB failed" in str(ei.value)
 
 
 def test_bad_arguments(tmp_path: Path) -> None:

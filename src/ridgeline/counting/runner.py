@@ -93,7 +93,7 @@ def classify_failure(program: str, res: RunResult, timeout: float, memory_gb: fl
     if res.timed_out:
         return ProgramRunError(program, "timeout", f"no counted launch within {timeout:.0f} s")
     if "bad_alloc" in low or "cannot allocate" in low or "out of memory" in low or \
-            "rl: allocation failed" in low:
+            "rl: allocation failed" in low or "rl: allocation of" in low:
         return ProgramRunError(program, "memory", f"exceeded {memory_gb:g} GiB: {tail}")
     if any(k in low for k in _MISSING_INPUT):
         return ProgramRunError(program, "missing-input", tail)

@@ -112,20 +112,32 @@ void __rl_alloc_forget(const void *p) {
 /* the program's heap buffers (OpenMP arrays mapped to the device are plain host memory):
  * malloc and friends are wrapped to note blocks of RL_HEAP_MIN bytes and more */
 #define RL_HEAP_MIN 4096
+/* a large allocation the address-space limit refused: said on stderr (without allocating),
+ * so that the crash that usually follows (a NULL the program never checks) is reported as a
+ * memory limit (runner.classify_failure) */
+static void alloc_failed(size_t n) {
+  if (n < ((size_t)1 << 20)) return;
+  char msg[96];
+  int len = snprintf(msg, sizeof msg, "rl: allocation of %zu MiB failed\n", n >> 20);
+  if (len > 0) (void)!write(2, msg, (size_t)len);
+}
 void *malloc(size_t n) {
   void *p = __libc_malloc(n);
   if (p && n >= RL_HEAP_MIN) __rl_alloc_note(p, n);
+  if (!p) alloc_failed(n);
   return p;
 }
 void *calloc(size_t k, size_t n) {
   void *p = __libc_calloc(k, n);
   if (p && k * n >= RL_HEAP_MIN) __rl_alloc_note(p, k * n);
+  if (!p) alloc_failed(k * n);
   return p;
 }
 void *realloc(void *q, size_t n) {
   void *p = __libc_realloc(q, n);
   if (p || !n) __rl_alloc_forget(q);
   if (p && n >= RL_HEAP_MIN) __rl_alloc_note(p, n);
+  if (!p) alloc_failed(n);
   return p;
 }
 void free(void *p) {
@@ -136,6 +148,7 @@ extern void *__libc_memalign(size_t, size_t);
 void *memalign(size_t al, size_t n) {
   void *p = __libc_memalign(al, n);
   if (p && n >= RL_HEAP_MIN) __rl_alloc_note(p, n);
+  if (!p) alloc_failed(n);
   return p;
 }
 void *aligned_alloc(size_t al, size_t n) { return memalign(al, n); }
