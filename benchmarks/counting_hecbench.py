@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> None:
                                  idle_stop=args.idle_stop,
                                  timeout=args.timeout, memory_gb=args.memory_gb,
                                  kernel=None, expect=_expected(args.model, rows),
-                                 defines=defines)
+                                 defines=defines, fold_math=not args.keep_constant_math)
             rec["launches"] = [r.to_dict() for r in launches]
         except ProgramRunError as e:
             rec["error"] = {"cause": e.cause, "detail": e.detail[:600]}
@@ -426,6 +426,9 @@ def main() -> None:
                         "compile_commands.json gives its sources (the profiled build: "
                         "gpuFLOPBench's cuda-profiling/compile_commands.json), not the "
                         "Makefile's; programs it lacks keep the Makefile's")
+    p.add_argument("--keep-constant-math", action="store_true",
+                   help="run: count math calls on constants per call (count-run "
+                        "--keep-constant-math)")
     p.add_argument("--summary", help="write the summary JSON here")
     p.add_argument("--rows", help="write per-row comparison CSV here")
     p.add_argument("--launch", choices=["mean", "first"], default="first",

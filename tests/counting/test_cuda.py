@@ -247,3 +247,15 @@ def test_warp_synchronous_scan_through_volatile_shared_memory(toolchain: None, p
     assert r.flops_sp == n // 32 * 496 + 5 * n
     assert r.global_store_bytes == 2 * 4 * n
     assert r.sectors_written == 2 * 4 * n // 32
+
+
+def test_math_on_constants_folded_or_counted_per_call(toolchain: None, programs: Path) -> None:
+    # cosf(0.5f) folded at build time: one multiply per element; kept (as libdevice builds
+    # run it): the cosine's counted FLOPs in every thread too
+    from ridgeline.counting.mathops import MATH_FLOPS
+
+    n = 1024
+    (r,) = count_run(programs / "constmath-cuda", str(n))
+    assert r.flops_sp == n
+    (r,) = count_run(programs / "constmath-cuda", str(n), fold_math=False)
+    assert r.flops_sp == n * (1 + MATH_FLOPS["cosf"][1])

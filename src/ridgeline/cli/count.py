@@ -56,6 +56,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="take the definitions from this compile_commands.json (the entries "
                    "of files in a folder named like PROGRAM_DIR), e.g. the build that was "
                    "profiled; --define adds to them")
+    p.add_argument("--keep-constant-math", action="store_true",
+                   help="count math calls on constants (cosf(0.5f)) per call instead of "
+                   "letting the compiler evaluate them, as GPU builds through libdevice "
+                   "(clang CUDA, OpenMP offload) do")
     p.add_argument("--json", action="store_true", help="print a JSON list")
     p.set_defaults(func=run)
 
@@ -85,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
                      skip_after=not args.run_all, sample_threshold=args.sample_threshold,
                      sample_blocks=args.sample_min, sample_max=args.sample_max,
                      sample_budget=args.sample_budget, idle_stop=args.idle_stop,
-                     defines=defines)
+                     defines=defines, fold_math=not args.keep_constant_math)
     if args.json:
         print_json([r.to_dict() for r in recs])
         return 0

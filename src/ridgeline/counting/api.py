@@ -43,7 +43,8 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
               sample_max: int = 1024, sample_budget: float = 4.0,
               idle_stop: float | None = None,
               expect: list[str] | None = None,
-              defines: list[str] | None = None) -> list[LaunchCount]:
+              defines: list[str] | None = None,
+              fold_math: bool = True) -> list[LaunchCount]:
     """Build *program_dir* for the CPU, run it with *args* and count the first *launches*
     launches of each kernel (or only of *kernel*, a substring of the kernel name).
 
@@ -63,7 +64,9 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
     name ends): the program stops as soon as each of them has *launches* counted launches.
     *defines* (``NAME`` or ``NAME=VALUE``) replace the preprocessor definitions read from the
     Makefile: build the way the measured binary was built (``program.compile_commands_defines``
-    reads them from a ``compile_commands.json``).
+    reads them from a ``compile_commands.json``). With *fold_math* False, math calls on
+    constants (``cosf(0.5f)``) are not evaluated at build time but counted per call, as a GPU
+    build that links libdevice (clang CUDA, OpenMP offload) runs them.
     Raises :class:`ProgramRunError` (``.cause`` says why) when the program cannot be built,
     run or counted."""
     pdir = Path(program_dir)
@@ -94,5 +97,6 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
                       sample_skip=sample_skip, launch_budget=launch_budget,
                       sample_max=sample_max, sample_budget=sample_budget,
                       idle_stop=idle_stop, expect=list(expect or []),
-                      defines=None if defines is None else list(defines))
+                      defines=None if defines is None else list(defines),
+                      fold_math=fold_math)
     return backend_for(pdir, backend).count(pdir, argv, opts)

@@ -110,6 +110,9 @@ class RunOptions:
     #: preprocessor definitions (``NAME`` or ``NAME=VALUE``) used instead of the ones the
     #: Makefile's active lines give (None: the Makefile's)
     defines: list[str] | None = None
+    #: math calls on constants evaluated at build time (False: counted per call; see
+    #: toolchain.BuildSpec.fold_math)
+    fold_math: bool = True
 
 
 class Backend(ABC):

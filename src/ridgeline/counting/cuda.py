@@ -113,7 +113,7 @@ class CudaBackend(Backend):
                 defines=makefile_defines(program_dir) if opts.defines is None else opts.defines,
                 std=std,
                 extra_flags=["-Wno-register", *_sibling_includes(program_dir)],
-                fast_math=makefile_fast_math(program_dir),
+                fast_math=makefile_fast_math(program_dir), fold_math=opts.fold_math,
             )
             return build_and_count(self.name, program_dir, spec, args, opts, retry_valid=True)
         finally:

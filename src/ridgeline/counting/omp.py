@@ -77,7 +77,8 @@ class OmpBackend(Backend):
             spec = BuildSpec(sources=srcs, model="omp", include_dirs=incs,
                              defines=makefile_defines(program_dir) if opts.defines is None
                              else opts.defines,
-                             std=makefile_std(program_dir), extra_flags=flags)
+                             std=makefile_std(program_dir), extra_flags=flags,
+                             fold_math=opts.fold_math)
             try:
                 recs = build_and_count(self.name, program_dir, spec, args, opts,
                                        retry_valid=True)

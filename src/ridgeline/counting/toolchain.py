@@ -72,6 +72,9 @@ class BuildSpec:
     #: the program's GPU build uses approximate single-precision math (its Makefile has
     #: nvcc -use_fast_math): math calls and divisions are counted as such
     fast_math: bool = False
+    #: let the compiler evaluate math calls on constants (cosf(0.5f)) at build time; False
+    #: keeps every call, as a GPU build through libdevice does (clang CUDA, OpenMP offload)
+    fold_math: bool = True
 
 
 def _run(cmd: list[str], what: str, cwd: Path | None = None, timeout: float = 300) -> None:
@@ -105,6 +108,10 @@ def _front_flags(spec: BuildSpec, src: Path) -> list[str]:
     for d in [*spec.include_dirs, *(Path(p) for p in spec.extra_includes)]:
         flags += ["-I", str(d)]
     flags += [f"-D{d}" for d in spec.defines]
+    if not spec.fold_math:
+        from ridgeline.counting.mathops import MATH_FLOPS
+
+        flags += [f"-fno-builtin-{name}" for name in MATH_FLOPS if name[0].isalpha()]
     return flags + spec.extra_flags
 
 

@@ -1,0 +1,21 @@
+// Each thread scales by the cosine of a constant angle (affine-cuda's rotation does this):
+// a compiler may evaluate cosf(0.5f) once at build time; a GPU build through libdevice runs
+// it in every thread.
+#include <cstdio>
+#include <cstdlib>
+__global__ void rotate(float *y, const float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] * cosf(0.5f);
+}
+int main(int argc, char **argv) {
+  int n = argc > 1 ? atoi(argv[1]) : 1024;
+  float *x, *y;
+  cudaMalloc(&x, n * sizeof(float));
+  cudaMalloc(&y, n * sizeof(float));
+  cudaMemset(x, 0, n * sizeof(float));
+  rotate<<<(n + 255) / 256, 256>>>(y, x, n);
+  cudaFree(x);
+  cudaFree(y);
+  printf("done\n");
+  return 0;
+}
