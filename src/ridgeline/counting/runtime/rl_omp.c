@@ -217,6 +217,16 @@ static int release_waits(int n) {
   return live;
 }
 
+/* rounds of the scheduler until every thread is done */
+static void run_rounds(int n) {
+  for (;;) {
+    for (int t = 0; t < n; t++)
+      if (fibers[t].st == RUN) switch_to(t);
+    if (!release_waits(n)) break;
+  }
+  __rl_reset_stack();
+}
+
 static void run_fibers(int n) {
   ensure_fibers(n);
   for (int t = 0; t < n; t++) {
@@ -229,12 +239,7 @@ static void run_fibers(int n) {
     f->ctx.uc_mcontext.fpregs = &f->ctx.__fpregs_mem; /* moved by realloc */
     makecontext(&f->ctx, trampoline, 0);
   }
-  for (;;) {
-    for (int t = 0; t < n; t++)
-      if (fibers[t].st == RUN) switch_to(t);
-    if (!release_waits(n)) break;
-  }
-  __rl_reset_stack();
+  run_rounds(n);
 }
 
 static int is_fiber_fn(micro_t fn) {
@@ -282,12 +287,7 @@ static void run_parallel(int gtid, micro_t fn, int argc, void **a, int n) {
       }
       /* thread 0 waits at its first barrier (or volatile access: its state says which):
        * run 1..n-1 up to theirs, then all onwards */
-      for (;;) {
-        for (int t = 0; t < n; t++)
-          if (fibers[t].st == RUN) switch_to(t);
-        if (!release_waits(n)) break;
-      }
-      __rl_reset_stack();
+      run_rounds(n);
     } else {
       for (int t = 1; t < n; t++) {
         int bt = t;
@@ -441,13 +441,19 @@ void __rl_kmpc_push_num_threads(ident_t *loc, int gtid, int n) {
   push_threads = n;
 }
 
-void __rl_kmpc_barrier(ident_t *loc, int gtid) {
-  if (!__rl_omp_active) { __kmpc_barrier(loc, gtid); return; }
-  if (!in_parallel || em_nthreads <= 1 || !as_fiber) return; /* direct mode: no-op */
+/* the current thread of a parallel construct waits (state *st*) for the scheduler; in
+ * direct mode (not a fiber) there is nothing to wait for */
+static void wait_in_team(int st) {
+  if (!in_parallel || em_nthreads <= 1 || !as_fiber) return;
   yields++;
   fiber *f = &fibers[em_tid];
-  f->st = WAIT;
+  f->st = st;
   if (!_setjmp(f->jb)) _longjmp(sched_jb, 1);
+}
+
+void __rl_kmpc_barrier(ident_t *loc, int gtid) {
+  if (!__rl_omp_active) { __kmpc_barrier(loc, gtid); return; }
+  wait_in_team(WAIT);
 }
 
 /* before a volatile load or store (instrument.py): the threads of a warp (32 consecutive
@@ -455,11 +461,7 @@ void __rl_kmpc_barrier(ident_t *loc, int gtid) {
  * (split-omp's scan through volatile team-local memory) */
 void __rl_vol(void *p) {
   (void)p;
-  if (!__rl_omp_active || !in_parallel || em_nthreads <= 1 || !as_fiber) return;
-  yields++;
-  fiber *f = &fibers[em_tid];
-  f->st = WAIT_WARP;
-  if (!_setjmp(f->jb)) _longjmp(sched_jb, 1);
+  if (__rl_omp_active) wait_in_team(WAIT_WARP);
 }
 
 /* ---- worksharing ---------------------------------------------------------------------- */
