@@ -258,8 +258,9 @@ def _mem_hook(line: str) -> str | None:
         ops = split_top(m.group(3))
         if len(ops) >= 2 and ops[1].startswith("ptr "):
             ptr = _ptr_operand(ops[1])
-            return _volatile_step(m, ptr) + f"call void @__rl_ld({ptr}, i64 " \
-                f"{type_size(ops[0])})" if ptr else None
+            if ptr is None:
+                return None
+            return _volatile_step(m, ptr) + f"call void @__rl_ld({ptr}, i64 {type_size(ops[0])})"
         return None
     m = re.match(r"^store\s+(atomic\s+)?(volatile\s+)?(.*)$", s)
     if m:
@@ -268,8 +269,9 @@ def _mem_hook(line: str) -> str | None:
             ty = ops[0].rsplit(" ", 1)[0] if not ops[0].startswith("<") else \
                 ops[0][: ops[0].index(">") + 1]
             ptr = _ptr_operand(ops[1])
-            return _volatile_step(m, ptr) + f"call void @__rl_st({ptr}, i64 " \
-                f"{type_size(ty)})" if ptr else None
+            if ptr is None:
+                return None
+            return _volatile_step(m, ptr) + f"call void @__rl_st({ptr}, i64 {type_size(ty)})"
         return None
     m = re.match(r"^(?:%[-\w.$]+\s*=\s*)?(atomicrmw|cmpxchg)\s+(?:volatile\s+)?(?:\w+\s+)?"
                  r"(ptr [^,]+),\s*(\S+)", s)
@@ -296,10 +298,10 @@ def _mem_hook(line: str) -> str | None:
     return None
 
 
-def _volatile_step(m: re.Match[str], ptr: str | None) -> str:
+def _volatile_step(m: re.Match[str], ptr: str) -> str:
     """Before a plain volatile access: the runtime's warp step (``__rl_vol``), which keeps
     warp-synchronous shared-memory code in lockstep on the CPU."""
-    if ptr is None or m.group(1) or not m.group(2):
+    if m.group(1) or not m.group(2):
         return ""
     return f"call void @__rl_vol({ptr})\n  "
 
