@@ -193,6 +193,12 @@ def test_per_iteration_arrays_move_local_memory_through_dram(libomp: None,
     # the GPU runs the region with enough threads to fill itself: 68 SMs x 1024 x ~1.5 kB of
     # histograms overflow the caches, most local accesses reach DRAM
     assert 0.8 * n * 2560 < r.dram_bytes - 8 * n < n * 2560
+    # without thread_limit the host runs teams of one thread (the loop split into teams of 256
+    # iterations); the GPU still runs an iteration per thread, and the same overflow follows
+    (s,) = count_run(programs / "localarr-omp", str(n), gpu="rtx3080", defines=["NO_LIMIT"])
+    assert s.block == (1, 1, 1) and s.grid == (n // 256, 1, 1)
+    assert s.local_load_bytes == pytest.approx(n * 1280, rel=1e-4)
+    assert 0.8 * n * 2560 < s.dram_bytes - 8 * n < n * 2560
 
 
 def test_short_loop_of_long_iterations_split_into_teams(libomp: None, programs: Path) -> None:

@@ -26,8 +26,9 @@ class ProgramRunError(ExecutionError):
 
 
 #: version of the DRAM model behind a launch record's DRAM bytes (records without one are 1;
-#: see records.upgrade_record)
-DRAM_MODEL = 2
+#: see records.upgrade_record). 3: the local memory of OpenMP loops split into teams by the
+#: emulation is modelled over the loop's iterations (GPU threads), not over the teams
+DRAM_MODEL = 3
 
 
 @dataclass

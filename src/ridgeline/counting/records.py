@@ -14,7 +14,8 @@ from ridgeline.counting.mathops import DIV_EXTRA
 from ridgeline.hardware import GPU, get_gpu
 
 __all__ = ["load_blocks", "to_launch_count", "footprint_bound", "INT_KINDS", "INT_DIV_EXTRA",
-           "read_raw", "LAUNCH_DRAM_FLOOR", "DRAM_MODEL", "upgrade_record"]
+           "read_raw", "LAUNCH_DRAM_FLOOR", "DRAM_MODEL", "upgrade_record",
+           "gpu_threads", "OMP_SPLIT_ITERATIONS"]
 
 #: integer kinds summed into int_ops (compares and address arithmetic are integer
 #: instructions on NVIDIA GPUs too; conversions are mostly free there)
@@ -89,24 +90,68 @@ def upgrade_record(rec: dict[str, Any]) -> dict[str, Any]:
     """A stored launch record brought to the current DRAM model. Records of DRAM model 1 left
     out every dirty sector still in the L2 at the end of the launch on GPUs that keep some
     (``l2_exit_writeback`` below 1); the share they now count is added back from the written
-    sectors, capped like the runtime's exit-dirty figure (the written share of a full L2)."""
-    if rec.get("dram_model", 1) >= DRAM_MODEL:
+    sectors, capped like the runtime's exit-dirty figure (the written share of a full L2).
+    Records of model 2 modelled the local memory of OpenMP teams of one host thread over the
+    teams alone; it is recomputed over the GPU threads (:func:`gpu_threads`)."""
+    model = rec.get("dram_model", 1)
+    if model >= DRAM_MODEL:
         return rec
     srd, swr = float(rec.get("sectors_read", 0)), float(rec.get("sectors_written", 0))
     by_gpu = dict(rec.get("dram_bytes_by_gpu") or {})
     out = {**rec, "dram_bytes_by_gpu": by_gpu, "dram_model": DRAM_MODEL}
+    grid, block = _dim(rec.get("grid")), _dim(rec.get("block"))
+    backend = str(rec.get("backend", ""))
+    old_t, new_t = _old_gpu_threads(backend, grid, block), gpu_threads(backend, grid, block)
+    local = float(rec.get("local_load_bytes") or 0) + float(rec.get("local_store_bytes") or 0)
     for name, v in (rec.get("dram_bytes_by_gpu") or {}).items():
         try:
             spec = get_gpu(name)
         except KeyError:  # a GPU from a user's catalog file that is not loaded now
             continue
-        if spec.l2_exit_writeback < 1:
-            by_gpu[name] = v + spec.l2_exit_writeback * min(
+        new = v
+        if model < 2 and spec.l2_exit_writeback < 1:
+            new += spec.l2_exit_writeback * min(
                 32.0 * swr, _written_share(srd, swr) * spec.l2_mb * (1 << 20))
-            # dram_bytes is the requested GPU's figure: it moves with that GPU's
-            if rec.get("dram_bytes") is not None and rec["dram_bytes"] == v:
-                out["dram_bytes"] = by_gpu[name]
+        if model < 3 and old_t != new_t:
+            depth = rec.get("local_footprint")
+            new += (_local_dram(spec, local, depth, new_t)
+                    - _local_dram(spec, local, depth, old_t))
+        by_gpu[name] = new
+        # dram_bytes is the requested GPU's figure: it moves with that GPU's
+        if rec.get("dram_bytes") is not None and rec["dram_bytes"] == v:
+            out["dram_bytes"] = new
     return out
+
+
+#: loop iterations per team when the OpenMP emulation splits a loop without num_teams
+#: (rl_omp.c decide_teams); on the GPU each of them is a thread of the default launch
+OMP_SPLIT_ITERATIONS = 256
+
+
+def gpu_threads(backend: str, grid: tuple[int, int, int] | None,
+                block: tuple[int, int, int] | None) -> float:
+    """Threads a launch record stands for on the GPU (for the local-memory model). CUDA: the
+    grid times the block. OpenMP without thread_limit runs one thread per team on the host,
+    where the GPU's default team size puts one loop iteration on each thread: a loop the
+    emulation split (or num_teams teams) covers teams x 256 iterations; a region run as one
+    team stands for a launch that fills the device."""
+    if not grid or not block:
+        return 0.0
+    teams, per_team = math.prod(grid), math.prod(block)
+    if backend == "omp":
+        if teams == 1:
+            return math.inf
+        if per_team == 1:
+            return float(teams * OMP_SPLIT_ITERATIONS)
+    return float(teams * per_team)
+
+
+def _old_gpu_threads(backend: str, grid: tuple[int, int, int] | None,
+                     block: tuple[int, int, int] | None) -> float:
+    """gpu_threads of DRAM model 2 and before (OpenMP teams of one thread counted as one)."""
+    if backend == "omp" and (grid is None or math.prod(grid) == 1):
+        return math.inf
+    return float(math.prod(grid) * math.prod(block)) if grid and block else 0.0
 
 
 def _local_dram(gpu: GPU, accessed: float, depth: float | None, threads: float) -> float:
@@ -144,11 +189,7 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
     ll, ls = raw.get("local_array_load", [0, 0]), raw.get("local_array_store", [0, 0])
     depth = raw.get("local_depth") if "local_array_load" in raw else None
     grid, block = _dim(raw.get("grid")), _dim(raw.get("block"))
-    threads: float = float(math.prod(grid) * math.prod(block)) if grid and block else 0.0
-    if backend == "omp" and (grid is None or math.prod(grid) == 1):
-        # the host runs a region as one team unless num_teams is given; on the GPU the
-        # compiler's default team count fills the device
-        threads = math.inf
+    threads = gpu_threads(backend, grid, block)
     for name, l2 in zip(l2_names, raw.get("l2", []), strict=False):
         gpu_spec = get_gpu(name)
         rd = l2.get("read_miss_weighted")

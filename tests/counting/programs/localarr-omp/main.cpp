@@ -9,8 +9,12 @@ int main(int argc, char **argv) {
   const int n = argc > 1 ? atoi(argv[1]) : 131072;
   unsigned *keys = (unsigned *)malloc((size_t)n * 4), *out = (unsigned *)malloc((size_t)n * 4);
   for (int i = 0; i < n; i++) keys[i] = (unsigned)(i * 2654435761u);
+#ifdef NO_LIMIT  // the compiler's default teams and threads
+  #pragma omp target teams distribute parallel for map(to: keys[0:n]) map(from: out[0:n])
+#else
   #pragma omp target teams distribute parallel for thread_limit(128) \
       map(to: keys[0:n]) map(from: out[0:n])
+#endif
   for (int t = 0; t < n; t++) {
     unsigned h[K];
     for (int i = 0; i < K; i++) h[i] = 0;
