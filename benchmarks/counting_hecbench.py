@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ridgeline.counting import ProgramRunError, count_run
+from ridgeline.counting import ProgramRunError, count_run, math_options
 from ridgeline.counting.omp import omp_device_int_ops
 from ridgeline.counting.program import compile_commands_defines
 from ridgeline.datasets import load
@@ -103,7 +103,10 @@ def run(args: argparse.Namespace) -> None:
                                  idle_stop=args.idle_stop,
                                  timeout=args.timeout, memory_gb=args.memory_gb,
                                  kernel=None, expect=_expected(args.model, rows),
-                                 defines=defines, fold_math=not args.keep_constant_math)
+                                 defines=defines,
+                                 **math_options(args.gpu_compiler, args.keep_constant_math))
+            if args.gpu_compiler != "nvcc":
+                rec["build"] = args.gpu_compiler
             rec["launches"] = [r.to_dict() for r in launches]
         except ProgramRunError as e:
             rec["error"] = {"cause": e.cause, "detail": e.detail[:600]}
@@ -429,6 +432,10 @@ def main() -> None:
     p.add_argument("--keep-constant-math", action="store_true",
                    help="run: count math calls on constants per call (count-run "
                         "--keep-constant-math)")
+    p.add_argument("--gpu-compiler", choices=["nvcc", "clang"], default="nvcc",
+                   help="run: count as this compiler builds for the GPU (count-run "
+                        "--gpu-compiler); records of a clang build say so (\"build\") and "
+                        "stand for the paper-A rows, which the profiled clang builds measured")
     p.add_argument("--summary", help="write the summary JSON here")
     p.add_argument("--rows", help="write per-row comparison CSV here")
     p.add_argument("--launch", choices=["mean", "first"], default="first",

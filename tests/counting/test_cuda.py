@@ -8,6 +8,7 @@ import pytest
 
 from ridgeline.counting import count_run
 from ridgeline.counting.records import LAUNCH_DRAM_FLOOR
+from ridgeline.errors import UsageError
 
 pytestmark = pytest.mark.slow
 N = 65536
@@ -250,12 +251,33 @@ def test_warp_synchronous_scan_through_volatile_shared_memory(toolchain: None, p
 
 
 def test_math_on_constants_folded_or_counted_per_call(toolchain: None, programs: Path) -> None:
-    # cosf(0.5f) folded at build time: one multiply per element; kept (as libdevice builds
-    # run it): the cosine's counted FLOPs in every thread too
-    from ridgeline.counting.mathops import MATH_FLOPS
+    # sqrtf(x + 1) * cosf(0.5f): an add, the IEEE square root and a multiply per element with
+    # the cosine folded at build time; kept (as libdevice builds run it): the cosine's counted
+    # FLOPs in every thread too; as clang builds it: the cosine kept, the square root
+    # approximate (no counted FLOP)
+    from ridgeline.counting import math_options
+    from ridgeline.counting.mathops import APPROX_SQRTF_FLOPS, MATH_FLOPS
 
     n = 1024
+    sqrt, cos = MATH_FLOPS["sqrtf"][1], MATH_FLOPS["cosf"][1]
     (r,) = count_run(programs / "constmath-cuda", str(n))
-    assert r.flops_sp == n
+    assert r.flops_sp == n * (2 + sqrt)
     (r,) = count_run(programs / "constmath-cuda", str(n), fold_math=False)
-    assert r.flops_sp == n * (1 + MATH_FLOPS["cosf"][1])
+    assert r.flops_sp == n * (2 + sqrt + cos)
+    (r,) = count_run(programs / "constmath-cuda", str(n), **math_options("clang"))
+    assert r.flops_sp == n * (2 + APPROX_SQRTF_FLOPS + cos) == n * (2 + cos)
+    with pytest.raises(UsageError, match="unknown GPU compiler 'icc'"):
+        math_options("icc")
+
+
+def test_static_library_from_a_subfolder_makefile(toolchain: None, programs: Path) -> None:
+    # the link rule takes ./vec/libvec.a, which vec/makefile's "basic" goal archives from
+    # fill.o and extra.o; extra.o calls a function nothing defines and is not needed, as a
+    # static library leaves it out; broken.c belongs to another goal and is not compiled
+    from ridgeline.counting.program import library_sources
+
+    prog = programs / "staticlib-cuda"
+    assert [p.name for p in library_sources(prog, "cuda")] == ["fill.c", "extra.c"]
+    n = 4096
+    (r,) = count_run(prog, str(n))
+    assert r.flops_sp == 2 * n and r.global_load_bytes == 8 * n

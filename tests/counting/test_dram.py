@@ -102,3 +102,43 @@ def test_stored_openmp_records_model_local_memory_over_the_loop_iterations() -> 
     assert upgrade_record(big)["dram_bytes_by_gpu"][gpu.name] == 2**20 + local
     cuda = {**big, "backend": "cuda"}  # CUDA records took grid x block already
     assert upgrade_record(cuda)["dram_bytes_by_gpu"][gpu.name] == 2**20
+
+
+def test_access_straddling_sectors() -> None:
+    est = dram_bytes([(30, 4, False)], L2Config(1 << 20))
+    assert est.read_bytes == 64
+
+
+def test_sized_from_catalog() -> None:
+    assert L2Config.for_gpu("rtx3080").size_bytes == 5 * (1 << 20)
+    assert L2Config.for_gpu("a100").size_bytes == 40 * (1 << 20)
+    assert compulsory_dram_bytes(10, 2) == 384
+
+
+@pytest.mark.parametrize("size", [0, 1])
+def test_tiny_sizes_touch_one_sector(size: int) -> None:
+    assert dram_bytes([(64, size, False)], L2Config(1 << 20)).read_bytes == 32
+
+
+def test_local_arrays_that_outgrow_the_caches_miss_in_proportion() -> None:
+    # RTX 3080: 68 SMs x 1024 resident threads x 1 KiB = 68 MiB of local data against
+    # 5 MiB L2 + 68 x 64 KiB L1 = 9.25 MiB of cache: 1 - 9.25 / 68 of the accesses miss
+    sms, l2 = 68, 5 << 20
+    expected = 1e9 * (1 - (5 * 2**20 + 68 * 2**16) / (68 * 1024 * 1024))
+    assert local_dram_bytes(1e9, 1024, 1e6, sms, l2) == pytest.approx(expected)
+    # fewer threads than the GPU holds: only they compete (131072 > 69632 resident, so same)
+    assert local_dram_bytes(1e8, 1024, 131072, sms, l2) == pytest.approx(expected / 10)
+
+
+def test_local_arrays_swept_many_times_cost_a_few_passes() -> None:
+    # 1e10 bytes accessed over 262144 threads x 176 B (217 accesses per byte): at most four
+    # round trips of the 46 MB of per-thread data reach DRAM
+    got = local_dram_bytes(1e10, 176, 262144, 68, 5 << 20)
+    assert got == pytest.approx(LOCAL_PASSES * 176 * 262144)
+
+
+def test_local_arrays_that_stay_cached_cost_no_dram() -> None:
+    sms, l2 = 68, 5 << 20
+    assert local_dram_bytes(1e9, 64, 1e6, sms, l2) == 0  # 4.25 MiB resident: fits
+    assert local_dram_bytes(1e9, 4096, 1000, sms, l2) == 0  # 4 MB in all: fits
+    assert local_dram_bytes(0, 4096, 1e6, sms, l2) == 0

@@ -83,6 +83,32 @@ def test_counted_table_matches_rows_and_gpus(tmp_path: Path) -> None:
     assert set(COUNTED_COLUMNS) <= set(got.columns)
 
 
+def test_paper_a_rows_take_the_clang_build_counts_where_a_run_has_them(tmp_path: Path) -> None:
+    # one program counted as nvcc builds it and as clang builds it; another only as nvcc
+    res = tmp_path / "counts.jsonl"
+    gpu = {"GeForce RTX 3080": 1e6}
+    lines = [
+        {"source": "foo-cuda", "args": "1", "launches": [_record("foo", 8e6, gpu)]},
+        {"source": "foo-cuda", "args": "1", "build": "clang",
+         "launches": [_record("foo", 2e6, gpu)]},
+        {"source": "bar-cuda", "args": "1", "launches": [_record("bar", 5e6, gpu)]},
+    ]
+    res.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    rows = pd.DataFrame({"source": ["foo-cuda", "foo-cuda", "bar-cuda"], "exe_args": "1",
+                         "kernel": ["foo", "foo", "bar"], "model_type": "cuda",
+                         "gpu": "GeForce RTX 3080",
+                         "dataset": ["hecbench", "paper-a", "paper-a"]})
+    t = build_counted_table([res], rows)
+    assert sorted(t["build"]) == ["clang", "nvcc", "nvcc"]
+    got = attach_counted(rows, t)
+    # kernel-performance rows keep the default build, paper-a rows take the clang one, or
+    # the default where no clang run exists
+    np.testing.assert_allclose(10 ** got["c_sp"] - 1, [8e6, 2e6, 5e6])
+    # a table without builds (older files) is the default build throughout
+    np.testing.assert_allclose(10 ** attach_counted(rows, t[t["build"] == "nvcc"].drop(
+        columns="build"))["c_sp"] - 1, [8e6, 8e6, 5e6])
+
+
 def test_rows_take_the_launch_with_their_sizes_and_fragments_match_on_sizes_alone(
         tmp_path: Path) -> None:
     # a templated kernel launched at two sizes (int, then float), and a second kernel; upstream

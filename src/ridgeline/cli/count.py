@@ -60,12 +60,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="count math calls on constants (cosf(0.5f)) per call instead of "
                    "letting the compiler evaluate them, as GPU builds through libdevice "
                    "(clang CUDA, OpenMP offload) do")
+    p.add_argument("--gpu-compiler", choices=["nvcc", "clang"], default="nvcc",
+                   help="how the GPU build to predict lowers math: nvcc (default; the "
+                   "Makefile's build) or clang through libdevice (math calls on constants "
+                   "kept as with --keep-constant-math, sqrtf approximate)")
     p.add_argument("--json", action="store_true", help="print a JSON list")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ridgeline.counting import count_run
+    from ridgeline.counting import count_run, math_options
 
     gpus = args.gpu or ["rtx3080"]
     defines = list(args.define) if args.define else None
@@ -89,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
                      skip_after=not args.run_all, sample_threshold=args.sample_threshold,
                      sample_blocks=args.sample_min, sample_max=args.sample_max,
                      sample_budget=args.sample_budget, idle_stop=args.idle_stop,
-                     defines=defines, fold_math=not args.keep_constant_math)
+                     defines=defines,
+                     **math_options(args.gpu_compiler, args.keep_constant_math))
     if args.json:
         print_json([r.to_dict() for r in recs])
         return 0

@@ -8,7 +8,29 @@ from pathlib import Path
 from ridgeline.counting.base import BACKENDS, Backend, LaunchCount, ProgramRunError, RunOptions
 from ridgeline.errors import UsageError
 
-__all__ = ["count_run", "backend_for"]
+__all__ = ["count_run", "backend_for", "math_options", "GPU_COMPILERS"]
+
+#: how a GPU compiler lowers math, as count_run options: nvcc folds math calls on constants
+#: and keeps the IEEE sqrtf; clang through libdevice keeps every call and (its NVVM reflection
+#: leaving ``__CUDA_PREC_SQRT`` at 0) takes the approximate sqrtf
+GPU_COMPILERS: dict[str, dict[str, bool]] = {
+    "nvcc": {"fold_math": True, "approx_sqrt": False},
+    "clang": {"fold_math": False, "approx_sqrt": True},
+}
+
+
+def math_options(gpu_compiler: str = "nvcc", keep_constant_math: bool = False
+                 ) -> dict[str, bool]:
+    """count_run's math options for a GPU compiler (``nvcc`` or ``clang``); with
+    *keep_constant_math* calls on constants are kept whatever the compiler."""
+    try:
+        opts = dict(GPU_COMPILERS[gpu_compiler])
+    except KeyError:
+        raise UsageError(f"unknown GPU compiler {gpu_compiler!r}; one of "
+                         f"{sorted(GPU_COMPILERS)}") from None
+    if keep_constant_math:
+        opts["fold_math"] = False
+    return opts
 
 _SUFFIX = {"-cuda": "cuda", "-omp": "omp", "-ocl": "opencl", "-opencl": "opencl"}
 
@@ -44,7 +66,7 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
               idle_stop: float | None = None,
               expect: list[str] | None = None,
               defines: list[str] | None = None,
-              fold_math: bool = True) -> list[LaunchCount]:
+              fold_math: bool = True, approx_sqrt: bool = False) -> list[LaunchCount]:
     """Build *program_dir* for the CPU, run it with *args* and count the first *launches*
     launches of each kernel (or only of *kernel*, a substring of the kernel name).
 
@@ -66,7 +88,8 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
     Makefile: build the way the measured binary was built (``program.compile_commands_defines``
     reads them from a ``compile_commands.json``). With *fold_math* False, math calls on
     constants (``cosf(0.5f)``) are not evaluated at build time but counted per call, as a GPU
-    build that links libdevice (clang CUDA, OpenMP offload) runs them.
+    build that links libdevice (clang CUDA, OpenMP offload) runs them. With *approx_sqrt*
+    ``sqrtf`` costs what its approximate form does (libdevice under clang takes it).
     Raises :class:`ProgramRunError` (``.cause`` says why) when the program cannot be built,
     run or counted."""
     pdir = Path(program_dir)
@@ -98,5 +121,5 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
                       sample_max=sample_max, sample_budget=sample_budget,
                       idle_stop=idle_stop, expect=list(expect or []),
                       defines=None if defines is None else list(defines),
-                      fold_math=fold_math)
+                      fold_math=fold_math, approx_sqrt=approx_sqrt)
     return backend_for(pdir, backend).count(pdir, argv, opts)

@@ -114,6 +114,8 @@ class RunOptions:
     #: math calls on constants evaluated at build time (False: counted per call; see
     #: toolchain.BuildSpec.fold_math)
     fold_math: bool = True
+    #: count ``sqrtf`` as the approximate square root (toolchain.BuildSpec.approx_sqrt)
+    approx_sqrt: bool = False
 
 
 class Backend(ABC):

@@ -13,6 +13,7 @@ from ridgeline.counting._exec import build_and_count
 from ridgeline.counting.base import BACKENDS, Backend, LaunchCount, ProgramRunError, RunOptions
 from ridgeline.counting.cuda_rewrite import kernel_names, rewrite_cuda, unsupported_features
 from ridgeline.counting.program import (
+    library_sources,
     makefile_defines,
     makefile_fast_math,
     makefile_includes,
@@ -91,6 +92,7 @@ class CudaBackend(Backend):
 
     def count(self, program_dir: Path, args: list[str], opts: RunOptions) -> list[LaunchCount]:
         srcs = sources_of(program_dir, "cuda")
+        library = set(library_sources(program_dir, "cuda"))
         if not srcs:
             raise ProgramRunError(program_dir.name, "not-found", "no .cu/.cpp sources")
         tmp = Path(tempfile.mkdtemp(prefix=f"rl-cuda-{program_dir.name}-"))
@@ -114,6 +116,8 @@ class CudaBackend(Backend):
                 std=std,
                 extra_flags=["-Wno-register", *_sibling_includes(program_dir)],
                 fast_math=makefile_fast_math(program_dir), fold_math=opts.fold_math,
+                approx_sqrt=opts.approx_sqrt,
+                library=[c for s, c in zip(srcs, copies, strict=True) if s in library],
             )
             return build_and_count(self.name, program_dir, spec, args, opts, retry_valid=True)
         finally:

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from ridgeline.counting.mathops import (
+    APPROX_SQRTF_FLOPS,
     FAST_MATH_FLOPS,
     MATH_FLOPS,
     MATH_PREFIX_SKIP,
@@ -124,11 +125,13 @@ def _vec_lanes(name: str) -> int:
     return int(m.group(1)) if m else 1
 
 
-def classify_call(name: str, hist: dict[str, float], fast_math: bool = False) -> str | None:
+def classify_call(name: str, hist: dict[str, float], fast_math: bool = False,
+                  approx_sqrt: bool = False) -> str | None:
     """Add the operations a called function stands for (math library, FMA intrinsics);
     with *fast_math* (nvcc -use_fast_math) single-precision functions take their
-    approximate GPU sequences. Returns the math function a scalar call resolved to
-    (``sinf`` for ``llvm.sin.f32``), else None."""
+    approximate GPU sequences, with *approx_sqrt* ``sqrtf`` alone does
+    (:data:`~ridgeline.counting.mathops.APPROX_SQRTF_FLOPS`). Returns the math function a
+    scalar call resolved to (``sinf`` for ``llvm.sin.f32``), else None."""
     name = name.strip('"')
     if name.startswith(("llvm.fmuladd.", "llvm.fma.")):
         fprec = _intrinsic_prec(name) or "sp"
@@ -149,6 +152,8 @@ def classify_call(name: str, hist: dict[str, float], fast_math: bool = False) ->
     prec = prec or p
     if fast_math and prec == "sp" and key in FAST_MATH_FLOPS:
         flops = FAST_MATH_FLOPS[key]
+    elif approx_sqrt and prec == "sp" and key == "sqrtf":
+        flops = APPROX_SQRTF_FLOPS
     lanes = _vec_lanes(name)
     hist[prec] = hist.get(prec, 0) + flops * lanes
     hist["math_calls"] = hist.get("math_calls", 0) + 1
@@ -381,10 +386,11 @@ def reachable(graph: dict[str, set[str]], roots: tuple[str, ...],
 
 def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("__rl_",),
                   omp: bool = False, only: set[str] | None = None,
-                  fast_math: bool = False) -> Instrumented:
+                  fast_math: bool = False, approx_sqrt: bool = False) -> Instrumented:
     """Instrument every function defined in *text* except those starting with *skip_funcs*
     (and, when *only* is given, those not in it: host code then runs uninstrumented).
-    *fast_math*: the GPU build uses approximate single-precision math (FAST_MATH_FLOPS)."""
+    *fast_math*: the GPU build uses approximate single-precision math (FAST_MATH_FLOPS);
+    *approx_sqrt*: its ``sqrtf`` is the approximate one (APPROX_SQRTF_FLOPS)."""
     res = Instrumented(text="", next_id=first_id)
     out: list[str] = []
     lines = text.split("\n")
@@ -405,7 +411,7 @@ def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("
         if fname.startswith(skip_funcs) or (only is not None and fname not in only):
             out.extend(body)
         else:
-            out.extend(_instrument_body(body, fname, res, fast_math))
+            out.extend(_instrument_body(body, fname, res, fast_math, approx_sqrt))
         out.append("}")
         i = j + 1
     if omp:
@@ -471,7 +477,7 @@ def _array_hook(hook: str, arrays: set[str]) -> str:
 
 
 def _instrument_body(body: list[str], fname: str, res: Instrumented,
-                     fast_math: bool = False) -> list[str]:
+                     fast_math: bool = False, approx_sqrt: bool = False) -> list[str]:
     arrays = local_arrays(body)
     out: list[str] = []
     k = 0
@@ -502,7 +508,7 @@ def _instrument_body(body: list[str], fname: str, res: Instrumented,
             _static_ops(ln, hist, fast_math)
             cm = _CALL.search(ln)
             if cm:
-                key = classify_call(cm.group(1), hist, fast_math)
+                key = classify_call(cm.group(1), hist, fast_math, approx_sqrt)
                 sc = _sin_cos_call(ln, cm.group(1), key)
                 if sc:
                     trig.append(sc)

@@ -18,7 +18,7 @@ its own polynomial and quadrant fix-ups, ``instrument.shared_sin_cos``).
 from __future__ import annotations
 
 __all__ = ["MATH_FLOPS", "MATH_PREFIX_SKIP", "DIV_EXTRA", "SIN_COS_REDUCTION",
-           "FAST_MATH_FLOPS"]
+           "FAST_MATH_FLOPS", "APPROX_SQRTF_FLOPS"]
 
 #: name -> (precision when not given by the name, counted FLOPs per call)
 MATH_FLOPS: dict[str, tuple[str, float]] = {
@@ -74,3 +74,11 @@ FAST_MATH_FLOPS: dict[str, float] = {
     "sinf": 1, "cosf": 1, "tanf": 2, "expf": 1, "exp10f": 1, "logf": 1, "log10f": 1,
     "log2f": 0, "powf": 1, "sqrtf": 0, "tanhf": 0, "hypotf": 7,
 }
+
+#: ``sqrtf`` where libdevice takes its approximate branch (``sqrt.approx.f32``: multi-function
+#: unit instructions, no counted FLOP), as clang builds whose NVVM reflection leaves
+#: ``__CUDA_PREC_SQRT`` at 0 do (CUDA and OpenMP offload through libdevice). The RTX 3080
+#: rows behind the paper-A set measured hellinger's ``sum += sqrtf(a * b)`` at 2 FLOPs per
+#: iteration (7.28 G for 2.36 M threads x 1536 iterations); kernel-performance.csv, whose
+#: build keeps the IEEE square root, at 8 (28.9 G)
+APPROX_SQRTF_FLOPS = 0.0

@@ -10,6 +10,7 @@ from pathlib import Path
 from ridgeline.counting._exec import build_and_count, number_variants
 from ridgeline.counting.base import BACKENDS, Backend, LaunchCount, ProgramRunError, RunOptions
 from ridgeline.counting.program import (
+    library_sources,
     makefile_cxx_driver,
     makefile_defines,
     makefile_includes,
@@ -78,7 +79,8 @@ class OmpBackend(Backend):
                              defines=makefile_defines(program_dir) if opts.defines is None
                              else opts.defines,
                              std=makefile_std(program_dir), extra_flags=flags,
-                             fold_math=opts.fold_math)
+                             fold_math=opts.fold_math, approx_sqrt=opts.approx_sqrt,
+                             library=library_sources(program_dir, "omp"))
             try:
                 recs = build_and_count(self.name, program_dir, spec, args, opts,
                                        retry_valid=True)

@@ -6,8 +6,8 @@ import re
 import shlex
 from pathlib import Path
 
-__all__ = ["sources_of", "makefile_defines", "makefile_fast_math", "makefile_includes",
-           "makefile_run_args",
+__all__ = ["sources_of", "library_sources", "makefile_defines", "makefile_fast_math",
+           "makefile_includes", "makefile_run_args",
            "makefile_std", "makefile_active_lines", "makefile_mentioned_sources",
            "makefile_cxx_driver", "sibling_ports", "compile_commands_defines"]
 
@@ -21,7 +21,8 @@ def _makefile(program_dir: Path) -> str:
 
 def sources_of(program_dir: Path, model: str) -> list[Path]:
     """Translation units: the Makefile's ``source =`` list when present, else every source
-    file of the model's extensions in the folder."""
+    file of the model's extensions in the folder, and after them the sources of a static
+    library the link rule builds in a subfolder (:func:`library_sources`)."""
     mk = _makefile(program_dir)
     m = re.search(r"^\s*source\s*[:+]?=\s*((?:.*\\\n)*.*)$", mk, re.M)
     if m:
@@ -31,9 +32,89 @@ def sources_of(program_dir: Path, model: str) -> list[Path]:
             return files
     objs = _from_objects(program_dir, mk, model)
     if objs:
-        return objs
+        return objs + library_sources(program_dir, model)
     return sorted(p for p in program_dir.iterdir() if p.suffix in _SRC_EXT[model]
-                  and p.is_file())
+                  and p.is_file()) + library_sources(program_dir, model)
+
+
+_RULE = re.compile(r"^([^\s:=#][^:=]*?)\s*:(?!=)(.*)$")
+
+
+def library_sources(program_dir: Path, model: str) -> list[Path]:
+    """Sources of the static libraries a link rule takes from a subfolder with its own
+    makefile (leukocyte's ``$(MATRIX_DIR)/meschach.a``, built there by ``make all``): the
+    objects that the ``ar`` recipes of the goals the library's rule makes (else of that
+    makefile's default goal) put into the archive, each from the source of its name beside
+    it. Empty when the Makefile links no such library."""
+    rules = _rules(makefile_active_lines(program_dir))
+    out: list[Path] = []
+    for target, (deps, _) in rules.items():
+        if target.endswith((".a", ".o")):
+            continue
+        for dep in deps:
+            lib = (program_dir / dep).resolve()
+            if not dep.endswith(".a") or lib.parent == program_dir.resolve():
+                continue
+            goals = [w for cmd in rules.get(dep, ([], []))[1] for w in _make_goals(cmd)]
+            out += [p for p in _archive_sources(lib, goals, model) if p not in out]
+    return out
+
+
+def _rules(lines: list[str]) -> dict[str, tuple[list[str], list[str]]]:
+    """target -> (prerequisites, recipe commands) of expanded makefile lines, in order."""
+    rules: dict[str, tuple[list[str], list[str]]] = {}
+    current: list[str] = []
+    for line in lines:
+        if line.startswith("\t"):
+            for t in current:
+                rules[t][1].extend(c.strip() for c in line.split(";") if c.strip())
+            continue
+        m = _RULE.match(line)
+        if not m:
+            if line.strip():
+                current = []
+            continue
+        current = m.group(1).split()
+        for t in current:
+            rules.setdefault(t, ([], []))[0].extend(m.group(2).split())
+    return rules
+
+
+def _make_goals(cmd: str) -> list[str]:
+    words = cmd.split()
+    if not words or Path(words[0]).name not in ("make", "$(MAKE)", "gmake"):
+        return []
+    return [w for w in words[1:] if not w.startswith("-") and "=" not in w
+            and not w.startswith("clean")]
+
+
+def _archive_sources(lib: Path, goals: list[str], model: str) -> list[Path]:
+    mk = next((lib.parent / n for n in ("Makefile", "makefile", "GNUmakefile")
+               if (lib.parent / n).is_file()), None)
+    if mk is None:
+        return []
+    rules = _rules(_active_lines(mk.read_text(errors="replace")))
+    todo = list(goals) or [next((t for t in rules if not t.startswith(".")), "")]
+    seen: set[str] = set()
+    out: list[Path] = []
+    while todo:
+        t = todo.pop(0)
+        if t in seen or t not in rules:
+            continue
+        seen.add(t)
+        deps, recipe = rules[t]
+        todo += deps
+        for cmd in recipe:
+            words = cmd.split()
+            if len(words) < 3 or words[0] != "ar" or Path(words[2]).name != lib.name:
+                continue
+            for o in words[3:]:
+                src = next((lib.parent / (o[:-2] + e) for e in _SRC_EXT[model]
+                            if o.endswith(".o") and (lib.parent / (o[:-2] + e)).is_file()),
+                           None)
+                if src is not None and src.resolve() not in out:
+                    out.append(src.resolve())
+    return out
 
 
 def _from_objects(program_dir: Path, mk: str, model: str) -> list[Path]:
@@ -94,10 +175,14 @@ def _cond_true(kind: str, arg: str, env: dict[str, str]) -> bool:
 def makefile_active_lines(program_dir: Path) -> list[str]:
     """The Makefile's lines outside false ``ifeq/ifneq/ifdef/ifndef`` branches, evaluated
     with the Makefile's own variable defaults (``DEBUG = no`` keeps ``-DDEBUG`` out)."""
+    return _active_lines(_makefile(program_dir))
+
+
+def _active_lines(text: str) -> list[str]:
     env: dict[str, str] = {}
     stack: list[tuple[bool, bool]] = []  # (this branch active, some branch taken)
     out: list[str] = []
-    for raw in _makefile(program_dir).replace("\\\n", " ").splitlines():
+    for raw in text.replace("\\\n", " ").splitlines():
         line = raw.split("#", 1)[0]
         active = all(a for a, _ in stack)
         m = _COND.match(line)

@@ -75,6 +75,13 @@ class BuildSpec:
     #: let the compiler evaluate math calls on constants (cosf(0.5f)) at build time; False
     #: keeps every call, as a GPU build through libdevice does (clang CUDA, OpenMP offload)
     fold_math: bool = True
+    #: the GPU build's ``sqrtf`` is the approximate one (libdevice under clang: see
+    #: mathops.APPROX_SQRTF_FLOPS)
+    approx_sqrt: bool = False
+    #: sources (among *sources*) of a static library the program links: their objects go
+    #: into an archive, so only those the program needs are linked, as with the library's
+    #: own ``ar`` build (unused objects may reference what nothing defines)
+    library: list[Path] = field(default_factory=list)
 
 
 def _run(cmd: list[str], what: str, cwd: Path | None = None, timeout: float = 300) -> None:
@@ -125,6 +132,7 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
     kernels: list[str] = []
     next_id = 0
     opt_lls: list[tuple[Path, Path, str]] = []
+    library, lib_objs = set(spec.library), []
     for i, src in enumerate(spec.sources):
         stem = f"{i:02d}_{src.stem}"
         ll0, ll1 = (workdir / f"{stem}.{k}.ll" for k in ("o0", "opt"))
@@ -160,7 +168,8 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
     for src, ll1, stem in opt_lls:
         ll2 = workdir / f"{stem}.inst.ll"
         inst = instrument_ir(ll1.read_text(), first_id=next_id, omp=spec.model == "omp",
-                             only=only, fast_math=spec.fast_math)
+                             only=only, fast_math=spec.fast_math,
+                             approx_sqrt=spec.approx_sqrt)
         next_id = inst.next_id
         blocks.update(inst.blocks)
         ll2.write_text(inst.text)
@@ -170,8 +179,14 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
         _run([tc.clang, "-c", "-O1", "-fno-vectorize", "-fno-slp-vectorize", "-w", str(ll2),
               "-o", str(obj)],
              f"codegen of {src.name}", timeout=timeout)
-        objs.append(obj)
+        (lib_objs if src in library else objs).append(obj)
         ll1.unlink(missing_ok=True)
+    if lib_objs:
+        archive = workdir / "librl_program.a"
+        archive.unlink(missing_ok=True)
+        _run([shutil.which("ar") or str(Path(tc.clang).with_name("llvm-ar")), "rcs",
+              str(archive), *map(str, lib_objs)], "archive of the library sources",
+             timeout=timeout)
     bbc = workdir / "rl_bbc.c"
     bbc.write_text(f"#include <stdint.h>\nuint64_t __rl_bbc[{next_id + 1}];\n"
                    f"const uint64_t __rl_nbb = {next_id};\n")
@@ -192,7 +207,8 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
              timeout=timeout)
         objs.append(obj)
     exe = workdir / "prog"
-    link = [tc.clangxx, *map(str, objs), "-o", str(exe), "-lm", "-lpthread"]
+    link = [tc.clangxx, *map(str, objs), *([str(archive)] if lib_objs else []), "-o",
+            str(exe), "-lm", "-lpthread"]
     if spec.model == "omp":
         libdir = f"/usr/lib/llvm-{tc.version}/lib"
         link += ["-fopenmp", f"-L{libdir}", f"-Wl,-rpath,{libdir}"]

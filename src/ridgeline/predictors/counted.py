@@ -35,13 +35,20 @@ __all__ = ["COUNTED_COLUMNS", "COUNTED_FILE", "match_kernel", "build_counted_tab
            "counted_features", "attach_counted", "launch_record_features", "run_counts",
            "load_counted_table", "run_program_counts", "record_for", "merge_launches",
            "pick_launch", "shape_key", "TEMPLATE_FRAGMENT", "build_count_runs",
-           "load_count_runs", "RUNS_FILE"]
+           "load_count_runs", "RUNS_FILE", "DATASET_BUILD", "DEFAULT_BUILD"]
 
 COUNTED_FILE = "hecbench-counted.csv"
 #: every (source, exe_args) the counting benchmark ran, with its outcome (``counted``, or the
 #: cause of the failure when no run counted a launch): a batch with ``--count auto`` does not
 #: run them again (derived from benchmarks/results)
 RUNS_FILE = "hecbench-count-runs.csv"
+#: GPU build a counting run stood for (a stored run's ``build``; count-run --gpu-compiler)
+DEFAULT_BUILD = "nvcc"
+#: the build whose counts a dataset's rows take first (others fall back to the default): the
+#: RTX 3080 profiling behind the paper-A set measured clang builds through libdevice (the
+#: compile_commands.json beside gpuFLOPBench's profiling), whose constant math calls and
+#: sqrtf differ from the build kernel-performance.csv measured
+DATASET_BUILD = {"paper-a": "clang"}
 
 #: log10(1 + x) of counted quantities; NaN where the row has no counts
 COUNTED_COLUMNS = ["c_has", "c_sp", "c_dp", "c_hp", "c_int", "c_arith", "c_logic", "c_cmp",
@@ -225,11 +232,14 @@ def run_record(r: dict[str, Any]) -> tuple[tuple[str, str], dict[str, Any]]:
 def build_counted_table(results: Iterable[Path], rows: pd.DataFrame) -> pd.DataFrame:
     """Counted feature columns for every (source, exe_args, kernel, gpu) of *rows* that a
     counting result covers. *results* are JSON-lines files with one record per program run
-    (``source``, ``args``, ``launches`` or ``error``)."""
-    runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    (``source``, ``args``, ``launches`` or ``error``, and ``build`` when the run counted
+    another GPU build than :data:`DEFAULT_BUILD`): one entry per build."""
+    runs: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for key, r in _result_records(results):
         if r.get("launches"):
-            runs[key] = merge_launches(runs.get(key, []), r["launches"])
+            bkey = (*key, str(r.get("build") or DEFAULT_BUILD))
+            runs[bkey] = merge_launches(runs.get(bkey, []), r["launches"])
+    builds = sorted({k[2] for k in runs})
     out = []
     uniq = rows[["source", "exe_args", "kernel", "model_type", "gpu"]].astype(str)
     sized = "grid_size" in rows and "block_size" in rows
@@ -237,17 +247,19 @@ def build_counted_table(results: Iterable[Path], rows: pd.DataFrame) -> pd.DataF
                                                      strict=True)] if sized else ""
     for source, exe_args, kernel, model_type, gpu, shape in uniq.drop_duplicates().itertuples(
             index=False):
-        launches = runs.get((str(source), str(exe_args).strip()))
-        if not launches:
-            continue
-        g, b = shape.split("|") if shape else (None, None)
-        rec = pick_launch(launches, str(kernel), str(model_type), _dim(g), _dim(b))
-        if rec is None:
-            continue
-        out.append({"source": source, "exe_args": exe_args, "kernel": kernel, "gpu": gpu,
-                    "grid": g or "", "block": b or "", "counted_kernel": rec["kernel"],
-                    "backend": rec.get("backend", ""), **launch_record_features(rec, str(gpu))})
-    return pd.DataFrame(out, columns=_KEYS + _SHAPE + ["counted_kernel", "backend"]
+        for build in builds:
+            launches = runs.get((str(source), str(exe_args).strip(), build))
+            if not launches:
+                continue
+            g, b = shape.split("|") if shape else (None, None)
+            rec = pick_launch(launches, str(kernel), str(model_type), _dim(g), _dim(b))
+            if rec is None:
+                continue
+            out.append({"source": source, "exe_args": exe_args, "kernel": kernel, "gpu": gpu,
+                        "grid": g or "", "block": b or "", "build": build,
+                        "counted_kernel": rec["kernel"], "backend": rec.get("backend", ""),
+                        **launch_record_features(rec, str(gpu))})
+    return pd.DataFrame(out, columns=_KEYS + _SHAPE + ["build", "counted_kernel", "backend"]
                         + COUNTED_COLUMNS)
 
 
@@ -296,7 +308,9 @@ def attach_counted(table: pd.DataFrame, counted: pd.DataFrame | None = None) -> 
     the same GPU and launch sizes (``grid_size``/``block_size``, where both sides have them),
     the same GPU with other sizes, then the counted GPU whose L2 is nearest in size to the
     row's (FLOPs and integer ops do not depend on the GPU; DRAM bytes were modelled with that
-    L2), with the same sizes first. NaN where nothing matches."""
+    L2), with the same sizes first. Rows of a dataset in :data:`DATASET_BUILD` take the
+    counts of that GPU build where *counted* has them (its ``build`` column), the others and
+    the rest the default build's. NaN where nothing matches."""
     if counted is None:
         counted = load_counted_table()
     base = table.drop(columns=[c for c in COUNTED_COLUMNS if c in table]).reset_index(drop=True)
@@ -319,10 +333,27 @@ def attach_counted(table: pd.DataFrame, counted: pd.DataFrame | None = None) -> 
     l2 = {g: _l2_of(g) for g in set(left["gpu"]) | set(cnt["gpu"].astype(str))}
     left["_l2"] = left["gpu"].map(l2)
     cnt["_l2"] = cnt["gpu"].astype(str).map(l2)
+    cnt["build"] = (cnt["build"].fillna(DEFAULT_BUILD).astype(str) if "build" in cnt
+                    else DEFAULT_BUILD)
+    want = (base["dataset"].astype(str).map(DATASET_BUILD).fillna(DEFAULT_BUILD)
+            if "dataset" in base else pd.Series(DEFAULT_BUILD, index=base.index))
+    todo = left
+    for build in dict.fromkeys([*sorted(set(want) - {DEFAULT_BUILD}), DEFAULT_BUILD]):
+        rows = todo if build == DEFAULT_BUILD else todo[(want == build).to_numpy()[
+            todo["_row"].to_numpy(int)]]
+        done = _fill_counted(base, rows, cnt[cnt["build"] == build], sized)
+        todo = todo[~todo["_row"].isin(done)]
+    return base
+
+
+def _fill_counted(base: pd.DataFrame, todo: pd.DataFrame, cnt: pd.DataFrame,
+                  sized: bool) -> set[int]:
+    """attach_counted's matching tiers for the rows *todo* against one build's entries
+    *cnt*; fills *base* and returns the rows filled."""
+    filled: set[int] = set()
     ident = ["source", "exe_args", "kernel"]
     tiers = [(ident + ["gpu", "shape"], False), (ident + ["gpu"], False),
              (ident + ["shape"], True), (ident, True)]
-    todo = left
     for keys, near in tiers:
         if not len(todo):
             break
@@ -341,8 +372,9 @@ def attach_counted(table: pd.DataFrame, counted: pd.DataFrame | None = None) -> 
         rows = m["_row"].to_numpy(int)
         for name in COUNTED_COLUMNS:
             base.loc[rows, name] = m[name].to_numpy(float)
-        todo = todo[~todo["_row"].isin(set(rows))]
-    return base
+        filled |= set(rows.tolist())
+        todo = todo[~todo["_row"].isin(filled)]
+    return filled
 
 
 def _l2_of(gpu: str) -> float:
