@@ -32,6 +32,7 @@ from ridgeline.errors import LaunchError
 from ridgeline.hardware import Counts, get_gpu, get_rule
 from ridgeline.predictors.base import parse_dim3
 from ridgeline.predictors.counted import (
+    DEFAULT_BUILD,
     TEMPLATE_FRAGMENT,
     match_kernel,
     merge_launches,
@@ -317,11 +318,14 @@ def report(args: argparse.Namespace) -> dict:
     res: dict[str, dict] = {}
     # later files win, except that a failure never hides a success, a run with other
     # arguments (paper-a's) never hides one with the rows' own, and kernels a later run of
-    # the same arguments did not reach keep their earlier counts
+    # the same arguments did not reach keep their earlier counts; runs of another GPU build
+    # (--gpu-compiler clang, for the paper-A rows) are not the build these rows measured
     for path in args.out:
         for line in Path(path).read_text().splitlines():
             if line:
                 r = run_record(json.loads(line))[1]
+                if r.get("build", DEFAULT_BUILD) != DEFAULT_BUILD:
+                    continue
                 prev = res.get(r["source"], {"error": 1})
                 if "error" not in prev and (prev.get("args") or "").strip() == \
                         own.get(r["source"]) != (r.get("args") or "").strip():

@@ -67,3 +67,22 @@ def test_count_run_builds_with_the_profiled_builds_definitions(
     other.write_text(json.dumps([{"file": "/x/src/saxpy-cuda/main.cu", "command": "nvcc"}]))
     assert main(["count-run", str(d), "--compile-commands", str(other)]) != 0
     assert "no entry for a file in a folder named 'defines-cuda'" in capsys.readouterr().err
+
+
+def test_count_run_counts_math_as_the_chosen_gpu_compiler_builds_it(
+        toolchain: None, programs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # sqrtf(x + 1) * cosf(0.5f) per element: nvcc folds the cosine and keeps the IEEE square
+    # root; clang through libdevice keeps the cosine and takes the approximate square root
+    from ridgeline.counting.mathops import MATH_FLOPS
+
+    got = {}
+    for compiler in ("nvcc", "clang"):
+        assert main(["count-run", str(programs / "constmath-cuda"), "--args", "256",
+                     "--gpu-compiler", compiler, "--json"]) == 0
+        (r,) = json.loads(capsys.readouterr().out)
+        got[compiler] = r["flops_sp"]
+    assert got == {"nvcc": 256 * (2 + MATH_FLOPS["sqrtf"][1]),
+                   "clang": 256 * (2 + MATH_FLOPS["cosf"][1])}
+    with pytest.raises(SystemExit):
+        main(["count-run", str(programs / "constmath-cuda"), "--gpu-compiler", "icc"])
+    assert "invalid choice: 'icc'" in capsys.readouterr().err
