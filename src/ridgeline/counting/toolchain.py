@@ -118,7 +118,11 @@ def _front_flags(spec: BuildSpec, src: Path) -> list[str]:
     if not spec.fold_math:
         from ridgeline.counting.mathops import MATH_FLOPS
 
-        flags += [f"-fno-builtin-{name}" for name in MATH_FLOPS if name[0].isalpha()]
+        # the square root stays a builtin: LLVM turns (float)sqrt((double)x) into sqrtf(x)
+        # only for builtins (a float through C's double sqrt, knn's sqrt(dist[i]), would
+        # become a double-precision call), and a GPU folds a constant's root as well
+        flags += [f"-fno-builtin-{name}" for name in MATH_FLOPS
+                  if name[0].isalpha() and name not in ("sqrt", "sqrtf")]
     return flags + spec.extra_flags
 
 
