@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ridgeline.counting import count_run
-from ridgeline.counting.records import LAUNCH_DRAM_FLOOR
+from ridgeline.counting.records import DRAM_MODEL, LAUNCH_DRAM_FLOOR
 from ridgeline.errors import UsageError
 
 pytestmark = pytest.mark.slow
@@ -40,7 +40,7 @@ def test_saxpy_counts(saxpy_counts: dict) -> None:
     # (its catalog entry: a quarter of them counted as written back within the launch)
     assert r.dram_bytes == 12 * N + FLOOR
     assert r.dram_bytes_by_gpu["NVIDIA A100 SXM4 40GB"] == 8 * N + N + FLOOR
-    assert r.dram_model == 2
+    assert r.dram_model == DRAM_MODEL == 3
     assert r.grid == (N // 256, 1, 1) and r.block == (256, 1, 1)
     assert r.int_ops > 0
 

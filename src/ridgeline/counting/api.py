@@ -4,27 +4,35 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
+from typing import TypedDict
 
 from ridgeline.counting.base import BACKENDS, Backend, LaunchCount, ProgramRunError, RunOptions
 from ridgeline.errors import UsageError
 
-__all__ = ["count_run", "backend_for", "math_options", "GPU_COMPILERS"]
+__all__ = ["count_run", "backend_for", "math_options", "GPU_COMPILERS", "MathOptions"]
+
+class MathOptions(TypedDict):
+    """count_run's math keywords (see :func:`math_options`)."""
+
+    fold_math: bool
+    approx_sqrt: bool
+
 
 #: how a GPU compiler lowers math, as count_run options: nvcc folds math calls on constants
 #: and keeps the IEEE sqrtf; clang through libdevice keeps every call and (its NVVM reflection
 #: leaving ``__CUDA_PREC_SQRT`` at 0) takes the approximate sqrtf
-GPU_COMPILERS: dict[str, dict[str, bool]] = {
+GPU_COMPILERS: dict[str, MathOptions] = {
     "nvcc": {"fold_math": True, "approx_sqrt": False},
     "clang": {"fold_math": False, "approx_sqrt": True},
 }
 
 
 def math_options(gpu_compiler: str = "nvcc", keep_constant_math: bool = False
-                 ) -> dict[str, bool]:
+                 ) -> MathOptions:
     """count_run's math options for a GPU compiler (``nvcc`` or ``clang``); with
     *keep_constant_math* calls on constants are kept whatever the compiler."""
     try:
-        opts = dict(GPU_COMPILERS[gpu_compiler])
+        opts = MathOptions(**GPU_COMPILERS[gpu_compiler])
     except KeyError:
         raise UsageError(f"unknown GPU compiler {gpu_compiler!r}; one of "
                          f"{sorted(GPU_COMPILERS)}") from None

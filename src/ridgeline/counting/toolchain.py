@@ -136,7 +136,7 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
     kernels: list[str] = []
     next_id = 0
     opt_lls: list[tuple[Path, Path, str]] = []
-    library, lib_objs = set(spec.library), []
+    library, lib_objs = set(spec.library), list[Path]()
     for i, src in enumerate(spec.sources):
         stem = f"{i:02d}_{src.stem}"
         ll0, ll1 = (workdir / f"{stem}.{k}.ll" for k in ("o0", "opt"))
