@@ -147,8 +147,14 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
             text, names = wrap_omp_regions(text)
             kernels += names
             ll0.write_text(text)
-        # no vectorization: per-thread scalar code is what a GPU thread executes
-        _run([tc.opt, "-passes=default<O2>", "-vectorize-loops=false", "-vectorize-slp=false",
+        # no vectorization: per-thread scalar code is what a GPU thread executes. Loop
+        # strength reduction (a code-generation pass, run here before counting) turns index
+        # arithmetic into pointer increments as the GPU's compilers do: hellinger's inner
+        # loop counts 4.0 integer ops per iteration with it (4.8 measured), 7.0 without; over
+        # a 50-program CUDA / 40-program OpenMP sample, integer ops within 2x of the
+        # measured 73.0% -> 79.6% / 71.9% -> 75.3%, FLOPs unchanged
+        _run([tc.opt, "-passes=default<O2>,loop-reduce",
+              "-vectorize-loops=false", "-vectorize-slp=false",
               "-S", str(ll0), "-o", str(ll1)],
              f"opt on {src.name}", timeout=timeout)
         ll0.unlink(missing_ok=True)
