@@ -156,6 +156,14 @@ def test_stack_arrays_indexed_at_run_time_are_local_memory() -> None:
     # memset too); %pair only by constants and %lb a scalar slot: registers on a GPU
     body = ARRAYS_IR.split("{\n", 1)[1].split("\n}")[0].split("\n")
     assert local_arrays(body) == {"%hist", "%row", "%next"}
+    # loop strength reduction steps a pointer through the array: a phi of the array and its
+    # increment, defined below it; the array is indexed at run time all the same
+    swept = ["  %buf = alloca [16 x i32], align 16", "  br label %loop", "loop:",
+             "  %lsr.iv = phi ptr [ %scevgep, %loop ], [ %buf, %entry ]",
+             "  store i32 0, ptr %lsr.iv, align 4",
+             "  %scevgep = getelementptr i8, ptr %lsr.iv, i64 4", "  br label %loop"]
+    assert local_arrays(swept) == {"%buf", "%lsr.iv", "%scevgep"}
+    assert local_arrays(swept[:1] + swept[4:5]) == set()  # the alloca alone: a scalar slot
     text = instrument_ir(ARRAYS_IR).text
     assert "call void @__rl_sta(ptr %hist, i64 256)" in text
     assert "call void @__rl_lda(ptr %row, i64 4)" in text

@@ -433,6 +433,8 @@ def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("
 
 _ALLOCA = re.compile(r"^\s*(%[-\w.$]+)\s*=\s*alloca\s+(\[|<)")
 _GEP = re.compile(r"^\s*(%[-\w.$]+)\s*=\s*getelementptr\s+(?:inbounds\s+)?(.*)$")
+_PTR_PHI = re.compile(r"^\s*(%[-\w.$]+)\s*=\s*phi\s+ptr\s+(.*)$")
+_PHI_IN = re.compile(r"\[\s*(%[-\w.$]+)\s*,")
 
 
 def local_arrays(body: list[str]) -> set[str]:
@@ -440,13 +442,21 @@ def local_arrays(body: list[str]) -> set[str]:
     value (directly or through GEPs of GEPs): the arrays a GPU compiler keeps in local
     memory. Arrays indexed only by constants become registers there (and on the CPU after
     ``opt -O2`` too, mostly), as do scalar stack slots (loop bounds handed to the OpenMP
-    runtime, spilled temporaries); their accesses are not local-memory traffic."""
+    runtime, spilled temporaries); their accesses are not local-memory traffic. A pointer that
+    a loop steps through an array (a ``phi`` of the array and its own increments, as loop
+    strength reduction writes indexing) is a run-time index too."""
     root: dict[str, str] = {}
     dynamic: set[str] = set()
+    geps: list[tuple[str, str, bool]] = []  # (name, base, indexed by a run-time value)
+    phis: list[tuple[str, list[str]]] = []
     for ln in body:
         m = _ALLOCA.match(ln)
         if m:
             root[m.group(1)] = m.group(1)
+            continue
+        m = _PTR_PHI.match(ln)
+        if m:
+            phis.append((m.group(1), _PHI_IN.findall(m.group(2))))
             continue
         m = _GEP.match(ln)
         if not m:
@@ -454,12 +464,22 @@ def local_arrays(body: list[str]) -> set[str]:
         ops = split_top(m.group(2))
         if len(ops) < 2 or not ops[1].startswith("ptr "):
             continue
-        base = ops[1].split()[-1]
-        if base not in root:
-            continue
-        root[m.group(1)] = root[base]
-        if any("%" in o for o in ops[2:]):
-            dynamic.add(root[base])
+        geps.append((m.group(1), ops[1].split()[-1], any("%" in o for o in ops[2:])))
+    changed = True
+    while changed:  # a phi may take a GEP defined below it (the loop's increment)
+        changed = False
+        for name, base, dyn in geps:
+            if base in root and name not in root:
+                root[name] = root[base]
+                changed = True
+            if dyn and base in root:
+                dynamic.add(root[base])
+        for name, incoming in phis:
+            src = next((root[v] for v in incoming if v in root), None)
+            if src is not None and name not in root:
+                root[name] = src
+                dynamic.add(src)
+                changed = True
     return {name for name, r in root.items() if r in dynamic}
 
 
