@@ -119,3 +119,26 @@ def test_latency_bound_exceeds_the_roofline_for_a_launch_too_small_to_hide_laten
     # no counts: no latency bound, the roofline bound stands
     assert np.isnan(f["lat_t_ns"].iloc[2])
     assert f["time_bound_ns"].iloc[2] == pytest.approx(f["roof_t_ns"].iloc[2], nan_ok=True)
+
+
+def test_counted_rows_also_train_the_uncounted_case(table: pd.DataFrame) -> None:
+    # each counted row gets a copy as an uncounted row would look: counted and latency
+    # columns NaN, the time bound from the analysed counts alone; the same targets
+    from ridgeline.predictors.counted import COUNTED_COLUMNS
+    from ridgeline.predictors.learned import _with_uncounted_copies
+
+    has = table["c_has"].to_numpy(float) == 1.0
+    assert 0 < has.sum() < len(table)
+    X, Y = _with_uncounted_copies(table[FEATURES], table[TARGETS])
+    assert len(X) == len(Y) == len(table) + has.sum()
+    copies = X.iloc[len(table):]
+    assert copies[COUNTED_COLUMNS + ["lat_t_ns"]].isna().all().all()
+    plain = table[~has]  # rows that really have no counts: the same rule for the bound
+    assert np.allclose(plain["time_bound_ns"], plain["roof_t_ns"], equal_nan=True)
+    assert np.allclose(copies["time_bound_ns"], copies["roof_t_ns"], equal_nan=True)
+    np.testing.assert_array_equal(Y.iloc[len(table):].to_numpy(), table[TARGETS][has])
+    # the time model is fitted on the rows as they are: with or without the copies, the same
+    a = CountModel(max_iter=20).fit(table[FEATURES], table[TARGETS])
+    b = CountModel(max_iter=20, augment_uncounted=False).fit(table[FEATURES], table[TARGETS])
+    x = table[FEATURES].head(50)
+    np.testing.assert_allclose(a.predict(x)["time_ns"], b.predict(x)["time_ns"])
