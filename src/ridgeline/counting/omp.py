@@ -69,6 +69,7 @@ class OmpBackend(Backend):
         srcs = sources_of(program_dir, "omp")
         if not srcs:
             raise ProgramRunError(program_dir.name, "not-found", "no C/C++ sources")
+        library = library_sources(program_dir, "omp")
         incs = [program_dir, *makefile_includes(program_dir)]
         # single-rank MPI (omp_shim/mpi.h) for MPI + offload programs, after system headers
         flags = ["-idirafter", str(runtime_dir() / "omp_shim")]
@@ -80,7 +81,7 @@ class OmpBackend(Backend):
                              else opts.defines,
                              std=makefile_std(program_dir), extra_flags=flags,
                              fold_math=opts.fold_math, approx_sqrt=opts.approx_sqrt,
-                             library=library_sources(program_dir, "omp"))
+                             library=library)
             try:
                 recs = build_and_count(self.name, program_dir, spec, args, opts,
                                        retry_valid=True)

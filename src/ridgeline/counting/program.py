@@ -30,11 +30,9 @@ def sources_of(program_dir: Path, model: str) -> list[Path]:
         files = [program_dir / n for n in names if "$" not in n]
         if files and all(f.exists() for f in files):
             return files
-    objs = _from_objects(program_dir, mk, model)
-    if objs:
-        return objs + library_sources(program_dir, model)
-    return sorted(p for p in program_dir.iterdir() if p.suffix in _SRC_EXT[model]
-                  and p.is_file()) + library_sources(program_dir, model)
+    own = _from_objects(program_dir, mk, model) or sorted(
+        p for p in program_dir.iterdir() if p.suffix in _SRC_EXT[model] and p.is_file())
+    return own + library_sources(program_dir, model)
 
 
 _RULE = re.compile(r"^([^\s:=#][^:=]*?)\s*:(?!=)(.*)$")
