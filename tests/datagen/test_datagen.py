@@ -175,6 +175,20 @@ def test_killed_run_resumes_with_nothing_lost_or_duplicated(tmp_path: Path) -> N
     assert s["sample_id"].is_unique and len(s) == 6
 
 
+def test_a_samples_shard_without_its_kernel_shard_is_ignored_and_removed(tmp_path: Path) -> None:
+    # a kill between the two writes of a flush: the samples are on disk, the kernel record not
+    from ridgeline.datagen.store import ShardWriter
+
+    w = ShardWriter(tmp_path, flush_every=100)
+    w.add({"kernel_hash": "a", "status": "sized"}, [{"sample_id": "a1", "time_ns": 1.0}])
+    w.flush()
+    w._write([{"sample_id": "b1", "time_ns": 2.0}], "samples", "99999999999999999999-1")
+    assert list(read_samples(tmp_path)["sample_id"]) == ["a1"]
+    ShardWriter(tmp_path)
+    assert len(list((tmp_path / "shards").glob("samples-*.parquet"))) == 1
+    assert list(read_kernels(tmp_path)["kernel_hash"]) == ["a"]
+
+
 @pytest.mark.slow
 def test_ray_scale_out_on_a_local_cluster(tmp_path: Path) -> None:
     _tools()

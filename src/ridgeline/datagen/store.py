@@ -27,9 +27,21 @@ def _read(paths: list[Path]) -> Any:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
+def _tag(path: Path) -> str:
+    return path.stem.split("-", 1)[1]
+
+
+def _committed_samples(out: Path) -> list[Path]:
+    """Sample shards whose kernel shard is on disk too. A run killed between the two
+    writes leaves a samples shard without its kernels shard: those kernels count as not
+    done and run again on resume, so the orphan shard must not be read."""
+    kernel_tags = {_tag(p) for p in _shards(out, "kernels")}
+    return [p for p in _shards(out, "samples") if _tag(p) in kernel_tags]
+
+
 def read_samples(out: str | Path) -> Any:
     """All sample rows of a datagen folder as one DataFrame."""
-    return _read(_shards(Path(out), "samples"))
+    return _read(_committed_samples(Path(out)))
 
 
 def read_kernels(out: str | Path) -> Any:
@@ -53,6 +65,10 @@ class ShardWriter:
         self._samples: list[dict[str, Any]] = []
         self._last = time.monotonic()
         (self.out / "shards").mkdir(parents=True, exist_ok=True)
+        committed = set(_committed_samples(self.out))
+        for orphan in _shards(self.out, "samples"):
+            if orphan not in committed:
+                orphan.unlink()
 
     def add(self, kernel: dict[str, Any], samples: list[dict[str, Any]]) -> None:
         self._kernels.append(kernel)
