@@ -157,10 +157,11 @@ def _expected(model: str, rows: pd.DataFrame) -> list[str]:
     """The profiled kernels as name fragments the runtime can recognise (it stops the
     program once each has its launches counted); template-argument fragments are left out
     (the program then runs until it ends, idles or times out). A kernel profiled k times
-    with one launch shape on one GPU (float and double instantiations) is listed k times:
-    the runtime then waits for k distinct kernels of that name."""
-    shape = [c for c in ("device", "grid_size", "block_size") if c in rows]
-    times = rows.groupby(["kernel", *shape]).size().groupby(level=0).max()
+    on one GPU (float and double instantiations, or template instantiations launched with
+    different sizes, as dwconv's kernel sizes) is listed k times: the runtime then waits
+    for k distinct kernels of that name."""
+    per = [c for c in ("device",) if c in rows]
+    times = rows.groupby(["kernel", *per]).size().groupby(level=0).max()
     out = []
     for k in sorted(set(rows["kernel"])):
         name = _OMP_PREFIX.sub("", str(k)) if model == "omp" else str(k)
@@ -263,16 +264,23 @@ def _mean(xs: list[dict]) -> dict:
     return out
 
 
-def _assign(grp: pd.DataFrame, means: dict[tuple[str, int], dict]) -> list[tuple[str, int]]:
-    """Template instantiations share a kernel name: pair each profiled row with the counted
-    variant whose SP/DP FLOPs are closest (greedy; one variant serves all when alone)."""
+def _assign(grp: pd.DataFrame, means: dict[tuple[str, int], dict],
+            shapes: dict[tuple[str, int], set[str]]) -> list[tuple[str, int]]:
+    """Template instantiations share a kernel name: pair each profiled row with a counted
+    variant launched with the row's grid and block (as the predictor's counted table picks
+    launches), among those (or all, when none is) the one whose SP/DP FLOPs are closest
+    (greedy; one variant serves all when alone)."""
     free = sorted(means)
     out = []
     for _, g in grp.iterrows():
-        def dist(v: tuple[str, int], g: pd.Series = g) -> float:
+        row_shape = shape_key(g["grid_size"], g["block_size"])
+
+        def dist(v: tuple[str, int], g: pd.Series = g, row_shape: str = row_shape) -> float:
             mm = means[v]
-            return float(abs(np.log10(1 + mm["flops_sp"]) - np.log10(1 + g["SP_FLOP"]))
-                         + abs(np.log10(1 + mm["flops_dp"]) - np.log10(1 + g["DP_FLOP"])))
+            other_shape = 0.0 if row_shape in shapes[v] else 100.0
+            return other_shape + float(
+                abs(np.log10(1 + mm["flops_sp"]) - np.log10(1 + g["SP_FLOP"]))
+                + abs(np.log10(1 + mm["flops_dp"]) - np.log10(1 + g["DP_FLOP"])))
         pool = free or sorted(means)
         best = min(pool, key=dist)
         if best in free and len(free) > 1:
@@ -366,8 +374,11 @@ def report(args: argparse.Namespace) -> dict:
         if args.launch == "first":
             by_var = {v: xs[:1] for v, xs in by_var.items()}
         means = {v: _mean(xs) for v, xs in by_var.items()}
+        var_shapes = {v: {shape_key(x.get("grid"), x.get("block")) for x in xs}
+                      for v, xs in by_var.items()}
         for _dev, grp in sel.groupby("device"):
-            for (_, g), var in zip(grp.iterrows(), _assign(grp, means), strict=True):
+            for (_, g), var in zip(grp.iterrows(), _assign(grp, means, var_shapes),
+                                   strict=True):
                 rows.append(_row(args.model, src, kern, g, means[var], rule))
     df = pd.DataFrame(rows)
     secs = pd.Series([r["seconds"] for r in res.values()])

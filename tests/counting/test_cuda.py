@@ -281,3 +281,17 @@ def test_static_library_from_a_subfolder_makefile(toolchain: None, programs: Pat
     n = 4096
     (r,) = count_run(prog, str(n))
     assert r.flops_sp == 2 * n and r.global_load_bytes == 8 * n
+
+
+def test_a_launch_sized_by_a_sampled_kernel_is_counted_on_the_rerun(toolchain: None,
+                                                                    programs: Path) -> None:
+    # flag's 1M threads are sampled; the sampled blocks alone leave count far too small and
+    # use's grid empty: an empty grid is not a launch (as on a GPU), use stays expected, and
+    # the rerun with every block executed gives it its 2**20 / 65536 = 16 blocks
+    recs = count_run(programs / "sizedby-cuda", str(1 << 20), launches=1,
+                     expect=["flag", "count", "use"], timeout=120)
+    by = {r.kernel: r for r in recs}
+    assert set(by) == {"flag", "count", "use"}
+    assert by["use"].grid == (16, 1, 1)
+    assert by["use"].flops_sp == 16 * 256
+    assert by["flag"].blocks_total == 4096

@@ -137,8 +137,11 @@ def _retry_valid(exe: Path, args: list[str], program_dir: Path, env: dict[str, s
     if out.exists():
         out.replace(first)
     env2 = {**env, "RL_SKIP_AFTER": "0", "RL_SAMPLE_SKIP": "0"}
+    # no idle stop: executing the uncounted blocks of a large sampled launch in full (what
+    # a later kernel's sizes come from, as marchingCubes' block counts) takes longer than
+    # the pause an idle stop allows after the last counted launch
     res2 = run_limited(exe, args, program_dir, env2, opts.timeout - res.seconds,
-                       opts.memory_gb, idle_stop=opts.idle_stop)
+                       opts.memory_gb, idle_stop=None)
     raws2 = read_raw(out)
     wanted = [e for e in opts.expect if e]
     log.info("%s: re-ran with every launch executed: %d -> %d of %d expected kernels",
