@@ -224,7 +224,7 @@ def _line_of(name: str) -> int:
 def _match(model: str, gt_kernel: str, launches: list[dict], gt_all: list[str],
            shapes: frozenset[str] | set[str] = frozenset()) -> list[dict]:
     """Launch records of a profiled kernel; a template-fragment name (``int>``) takes the
-    launches of any kernel whose sizes are among the profiled rows' *shapes*, another name
+    launches of every kernel whose sizes are among the profiled rows' *shapes*, another name
     the kernel it was renamed from (srcscan.renamed_kernel)."""
     if model == "omp":
         ours = sorted({r["kernel"] for r in launches})
@@ -238,9 +238,9 @@ def _match(model: str, gt_kernel: str, launches: list[dict], gt_all: list[str],
             k not in gt_all else []
     if not TEMPLATE_FRAGMENT.match(gt_kernel):
         return []
-    sized = [r for r in launches if shape_key(r.get("grid"), r.get("block")) in shapes]
-    # the first kernel with those sizes (as the predictor's counted table takes it)
-    return [r for r in sized if r["kernel"] == sized[0]["kernel"]] if sized else []
+    # every kernel launched with those sizes: each row then takes a variant launched with
+    # its own grid and block (_assign), as the predictor's counted table picks a launch
+    return [r for r in launches if shape_key(r.get("grid"), r.get("block")) in shapes]
 
 
 def _spmd_source(src: str) -> bool:
@@ -268,20 +268,21 @@ def _assign(grp: pd.DataFrame, means: dict[tuple[str, int], dict],
             shapes: dict[tuple[str, int], set[str]]) -> list[tuple[str, int]]:
     """Template instantiations share a kernel name: pair each profiled row with a counted
     variant launched with the row's grid and block (as the predictor's counted table picks
-    launches), among those (or all, when none is) the one whose SP/DP FLOPs are closest
-    (greedy; one variant serves all when alone)."""
+    launches; one not yet paired first), among those (or all, when none is) the one whose
+    SP/DP FLOPs are closest (greedy; one variant serves all when alone)."""
     free = sorted(means)
     out = []
     for _, g in grp.iterrows():
         row_shape = shape_key(g["grid_size"], g["block_size"])
 
-        def dist(v: tuple[str, int], g: pd.Series = g, row_shape: str = row_shape) -> float:
+        def dist(v: tuple[str, int], g: pd.Series = g) -> float:
             mm = means[v]
-            other_shape = 0.0 if row_shape in shapes[v] else 100.0
-            return other_shape + float(
-                abs(np.log10(1 + mm["flops_sp"]) - np.log10(1 + g["SP_FLOP"]))
-                + abs(np.log10(1 + mm["flops_dp"]) - np.log10(1 + g["DP_FLOP"])))
-        pool = free or sorted(means)
+            return float(abs(np.log10(1 + mm["flops_sp"]) - np.log10(1 + g["SP_FLOP"]))
+                         + abs(np.log10(1 + mm["flops_dp"]) - np.log10(1 + g["DP_FLOP"])))
+
+        # variants with the row's sizes, unused ones first
+        same = [v for v in sorted(means) if row_shape in shapes[v]]
+        pool = [v for v in same if v in free] or same or free or sorted(means)
         best = min(pool, key=dist)
         if best in free and len(free) > 1:
             free.remove(best)
@@ -374,8 +375,9 @@ def report(args: argparse.Namespace) -> dict:
         if args.launch == "first":
             by_var = {v: xs[:1] for v, xs in by_var.items()}
         means = {v: _mean(xs) for v, xs in by_var.items()}
+        # (an OpenMP region's recorded sizes are the host emulation's, not the GPU's launch)
         var_shapes = {v: {shape_key(x.get("grid"), x.get("block")) for x in xs}
-                      for v, xs in by_var.items()}
+                      if args.model == "cuda" else set() for v, xs in by_var.items()}
         for _dev, grp in sel.groupby("device"):
             for (_, g), var in zip(grp.iterrows(), _assign(grp, means, var_shapes),
                                    strict=True):
