@@ -1,5 +1,6 @@
-// Float atomics: on shared memory a CAS loop around an FADD (a counted FLOP on the GPU),
-// on global memory a native reduction (not a FLOP).
+// Float atomics: on shared memory a CAS loop around an FADD (a counted FLOP on the GPU per
+// attempt; the threads adding to one address at once retry), on global memory a native
+// reduction (not a FLOP).
 #include <cstdio>
 #include <cuda_runtime.h>
 
@@ -7,9 +8,18 @@ __global__ void atom(float *out) {
   __shared__ float s[32];
   if (threadIdx.x < 32) s[threadIdx.x] = 0.f;
   __syncthreads();
-  atomicAdd(&s[threadIdx.x & 31], 1.0f);  // 1 FLOP per thread
+  atomicAdd(&s[threadIdx.x & 31], 1.0f);  // 8 threads (one per warp) per address
   __syncthreads();
   if (threadIdx.x < 32) atomicAdd(&out[threadIdx.x], s[threadIdx.x]);  // 0 FLOPs
+}
+
+__global__ void single(double *out) {
+  __shared__ double one;
+  if (threadIdx.x == 0) one = 0.0;
+  __syncthreads();
+  atomicAdd(&one, 1.0);  // every thread of the block on one address
+  __syncthreads();
+  if (threadIdx.x == 0) out[blockIdx.x] = one;
 }
 
 int main() {
@@ -18,6 +28,9 @@ int main() {
   cudaMemset(out, 0, 32 * sizeof(float));
   atom<<<64, 256>>>(out);
   cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost);
+  double *d;
+  cudaMalloc(&d, 4 * sizeof(double));
+  single<<<4, 256>>>(d);
   printf("%f %s\n", h[0], h[0] == 512.0f ? "PASS" : "FAIL");
   return 0;
 }
