@@ -192,10 +192,13 @@ void run_block_direct() {
 // the FADD (DADD) again, plus one (two) integer compares; the lanes and warps of a block that
 // add to one address at the same time retry. The threads of a block taking their n-th such
 // atomic on one address count as contending together (k threads); the attempts per thread,
-// max(1, 0.22 k + 0.5), fit HeCBench's atomicPerf on the RTX 3080 (k = 1: 1.0 measured;
-// k = 8, one lane per warp: 2.2-2.3; k = 256: 56 single, 50 double precision) and aop's
-// block sums (k = 128: 28).
-constexpr double kCasPerThread = 0.22, kCasBase = 0.5;
+// max(1, c k + 0.5), fit HeCBench's measurements on the RTX 3080: c = 0.22 where blocks
+// share their SM (atomicPerf, 6048 blocks: k = 1: 1.0 measured; k = 8, one lane per warp:
+// 2.2-2.3; k = 256: 56 single, 50 double precision; aop's block sums, 1600 blocks of
+// k = 128: 28), c = 0.45 for a block alone on its SM (fewer blocks than the 3080's 68 SMs:
+// aop's final beta, one block of k = 128: 54; expdist's final sum, k = 256: 121).
+constexpr double kCasShared = 0.22, kCasAlone = 0.45, kCasBase = 0.5;
+constexpr uint64_t kCasAloneBlocks = 68;
 std::vector<uint32_t> cas_seq;                                   // per thread of the block
 std::map<std::pair<uintptr_t, uint32_t>, std::pair<uint32_t, int>> cas_groups;
 
@@ -206,8 +209,10 @@ void cas_block_begin() {
 
 void cas_block_end() {
   uint64_t extra[2] = {0, 0};
+  uint64_t blocks = (uint64_t)gridDim.x * gridDim.y * gridDim.z;
+  double c = blocks < kCasAloneBlocks ? kCasAlone : kCasShared;
   for (const auto &g : cas_groups) {
-    double k = g.second.first, attempts = kCasPerThread * k + kCasBase;
+    double k = g.second.first, attempts = c * k + kCasBase;
     if (attempts > 1) extra[g.second.second] += (uint64_t)(k * (attempts - 1) + 0.5);
   }
   for (int prec = 0; prec < 2; prec++)
