@@ -222,3 +222,15 @@ def test_warp_synchronous_scan_in_a_team(libomp: None, programs: Path) -> None:
     # then thread 5's store reaches every thread past the barrier: 5 more each
     assert r.flops_sp == n // 32 * 496 + 5 * n
     assert r.global_store_bytes == 2 * 4 * n
+
+
+@pytest.mark.parametrize("teams", [128, 4])
+def test_team_memory_float_atomics_retry_under_contention(libomp: None, programs: Path,
+                                                          teams: int) -> None:
+    # 256 threads of a team on one team-memory float: c k + 0.5 attempts each (c = 0.22 in
+    # a launch of 128 teams, 0.45 in one of 4: each team alone on its SM); the atomic on
+    # mapped memory (device global) is native, no FLOP
+    (r,) = count_run(programs / "teamatom-omp", str(teams), timeout=120)
+    c = 0.45 if teams < 68 else 0.22
+    assert r.flops_sp == teams * (256 + round(256 * (c * 256 + 0.5 - 1)))
+    assert r.flops_dp == 0

@@ -285,7 +285,14 @@ def _mem_hook(line: str) -> str | None:
         ptr = _ptr_operand(ops[0].strip()) if len(ops) >= 2 else None
         if ptr is None:
             return None
-        return f"call void @__rl_atom({ptr}, i64 {type_size(ops[1].split()[0])})"
+        call = f"call void @__rl_atom({ptr}, i64 {type_size(ops[1].split()[0])})"
+        # a float add as one atomic (OpenMP's atomic update): on the GPU a compare-and-swap
+        # loop around the FADD where the memory is on-chip (the runtime decides, counts it)
+        fa = re.match(r"atomicrmw\s+(?:volatile\s+)?(fadd|fsub)\s", s[m.start(1):])
+        prec = {"float": 0, "double": 1}.get(ops[1].split()[0]) if fa else None
+        if prec is not None:
+            call += f"\n  call void @__rl_fatomic({ptr}, i32 {prec})"
+        return call
     m = re.search(r"call void @llvm\.(memcpy|memmove|memset)\.[\w.]+\((.*)\)", s)
     if m:
         ops = split_top(m.group(2))
@@ -424,6 +431,7 @@ def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("
     out.append("declare void @__rl_lda(ptr, i64)")
     out.append("declare void @__rl_sta(ptr, i64)")
     out.append("declare void @__rl_atom(ptr, i64)")
+    out.append("declare void @__rl_fatomic(ptr, i32)")
     out.append("declare void @__rl_ddiv(double, double, double)")
     out.append("declare void @__rl_vol(ptr)")
     out.append("@__rl_bbc = external global [0 x i64]")

@@ -49,6 +49,7 @@ void __rl_set_regs(uintptr_t lo, uintptr_t hi);
 extern "C" void __rl_atom(void *p, uint64_t n);
 extern "C" int __rl_is_shared(const void *p);
 extern "C" void __rl_count_extra(int prec, uint64_t flops, uint64_t intops);
+extern "C" double __rl_cas_retries(double k, uint64_t blocks);
 static void note_shared_cas(const void *a, int prec);
 template <class F> static F atomic_fp(F *a, F v, int op) {
   __rl_atom(a, sizeof(F));
@@ -188,17 +189,7 @@ void run_block_direct() {
   }
 }
 
-// Contended shared-memory float atomics. Each attempt of the compare-and-swap loop runs
-// the FADD (DADD) again, plus one (two) integer compares; the lanes and warps of a block that
-// add to one address at the same time retry. The threads of a block taking their n-th such
-// atomic on one address count as contending together (k threads); the attempts per thread,
-// max(1, c k + 0.5), fit HeCBench's measurements on the RTX 3080: c = 0.22 where blocks
-// share their SM (atomicPerf, 6048 blocks: k = 1: 1.0 measured; k = 8, one lane per warp:
-// 2.2-2.3; k = 256: 56 single, 50 double precision; aop's block sums, 1600 blocks of
-// k = 128: 28), c = 0.45 for a block alone on its SM (fewer blocks than the 3080's 68 SMs:
-// aop's final beta, one block of k = 128: 54; expdist's final sum, k = 256: 121).
-constexpr double kCasShared = 0.22, kCasAlone = 0.45, kCasBase = 0.5;
-constexpr uint64_t kCasAloneBlocks = 68;
+// contended shared-memory float atomics (__rl_cas_retries in rl_count.c)
 std::vector<uint32_t> cas_seq;                                   // per thread of the block
 std::map<std::pair<uintptr_t, uint32_t>, std::pair<uint32_t, int>> cas_groups;
 
@@ -210,11 +201,8 @@ void cas_block_begin() {
 void cas_block_end() {
   uint64_t extra[2] = {0, 0};
   uint64_t blocks = (uint64_t)gridDim.x * gridDim.y * gridDim.z;
-  double c = blocks < kCasAloneBlocks ? kCasAlone : kCasShared;
-  for (const auto &g : cas_groups) {
-    double k = g.second.first, attempts = c * k + kCasBase;
-    if (attempts > 1) extra[g.second.second] += (uint64_t)(k * (attempts - 1) + 0.5);
-  }
+  for (const auto &g : cas_groups)
+    extra[g.second.second] += (uint64_t)(__rl_cas_retries(g.second.first, blocks) + 0.5);
   for (int prec = 0; prec < 2; prec++)
     if (extra[prec]) __rl_count_extra(prec, extra[prec], extra[prec] * (prec + 1));
   cas_groups.clear();

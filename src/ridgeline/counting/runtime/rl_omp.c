@@ -321,6 +321,61 @@ static void decide_teams(int64_t trip) {
 }
 
 
+/* Float atomics on team memory (rl_count.c, __rl_cas_retries): per team, the emulated
+ * threads taking their n-th such atomic on one address contend together. */
+#define FA_CAP 4096
+#define FA_THREADS 1024
+typedef struct { uintptr_t addr; uint32_t seq, n; int prec; } fa_slot;
+static fa_slot fa_tab[FA_CAP];
+static int fa_used[FA_CAP], fa_nused;
+static uint32_t fa_seq[FA_THREADS];
+static int fa_seq_dirty;
+extern double __rl_cas_retries(double k, uint64_t blocks);
+extern int __rl_mem_class(const void *p);
+extern void __rl_count_extra(int prec, uint64_t flops, uint64_t intops);
+
+void __rl_fatomic(void *p, int prec) {
+  if (!__rl_on || __rl_mem_class(p) == 0) return; /* device global memory: native */
+  __rl_count_extra(prec, 1, 0);
+  if (!__rl_omp_active) return;
+  int t = in_parallel && em_tid >= 0 && em_tid < FA_THREADS ? em_tid : 0;
+  uint32_t seq = fa_seq[t]++;
+  fa_seq_dirty = 1;
+  uintptr_t a = (uintptr_t)p;
+  uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (seq * 0xC2B2AE3D27D4EB4Full);
+  for (int probe = 0; probe < FA_CAP; probe++) {
+    int i = (int)((h + (uint64_t)probe) % FA_CAP);
+    fa_slot *e = &fa_tab[i];
+    if (e->n == 0) {
+      *e = (fa_slot){a, seq, 1, prec};
+      fa_used[fa_nused++] = i;
+      return;
+    }
+    if (e->addr == a && e->seq == seq) { e->n++; return; }
+  }
+  /* table full: this atomic counts as uncontended */
+}
+
+static void fa_team_end(void) {
+  uint64_t extra[2] = {0, 0};
+  uint64_t teams = em_nteams > 0 ? (uint64_t)em_nteams : 1;
+  for (int j = 0; j < fa_nused; j++) {
+    fa_slot *e = &fa_tab[fa_used[j]];
+    extra[e->prec & 1] += (uint64_t)(__rl_cas_retries((double)e->n, teams) + 0.5);
+    e->n = 0;
+  }
+  fa_nused = 0;
+  if (fa_seq_dirty) { memset(fa_seq, 0, sizeof fa_seq); fa_seq_dirty = 0; }
+  for (int prec = 0; prec < 2; prec++)
+    if (extra[prec]) __rl_count_extra(prec, extra[prec], extra[prec] * (uint64_t)(prec + 1));
+}
+
+/* one team: its body, then the retries of its contended float atomics */
+static void team_invoke(micro_t fn, int *gtid, int *btid, int argc, void **a) {
+  invoke(fn, gtid, btid, argc, a);
+  fa_team_end();
+}
+
 /* one team of a sampled launch (a callback of the runtime's block sampler) */
 typedef struct { micro_t fn; int argc; void **a; } team_call;
 static void run_team(uint64_t t, int counted, void *ctx) {
@@ -328,7 +383,7 @@ static void run_team(uint64_t t, int counted, void *ctx) {
   team_call *c = ctx;
   int gtid = 0, bt = 0;
   em_team = (int)t;
-  invoke(c->fn, &gtid, &bt, c->argc, c->a);
+  team_invoke(c->fn, &gtid, &bt, c->argc, c->a);
 }
 
 void __rl_kmpc_fork_teams(ident_t *loc, int argc, micro_t fn, ...) {
@@ -362,7 +417,7 @@ void __rl_kmpc_fork_teams(ident_t *loc, int argc, micro_t fn, ...) {
     double t0 = __rl_now();
     __rl_window_begin();
     int bt = 0;
-    invoke(fn, &gtid, &bt, argc, a);
+    team_invoke(fn, &gtid, &bt, argc, a);
     teams_undecided = 0;
     nteams = (uint64_t)em_nteams;
     uint64_t k = 1;
@@ -398,7 +453,7 @@ void __rl_kmpc_fork_teams(ident_t *loc, int argc, micro_t fn, ...) {
     for (uint64_t t = 0; t < nteams; t++) {
       int bt = 0;
       em_team = (int)t;
-      invoke(fn, &gtid, &bt, argc, a);
+      team_invoke(fn, &gtid, &bt, argc, a);
       if (t == 0 && counted && __rl_over_launch_budget(t0, nteams)) {
         /* all teams would take too long: team 0 stands for itself, the rest are sampled */
         __rl_window_end_nw(1.0);
