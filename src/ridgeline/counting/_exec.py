@@ -18,7 +18,11 @@ from ridgeline.counting.runner import RunResult, classify_failure, run_limited
 from ridgeline.counting.toolchain import BuildSpec, build_instrumented
 from ridgeline.errors import CompileError
 
-__all__ = ["build_and_count", "expect_matches", "l2_config"]
+__all__ = ["build_and_count", "expect_matches", "l2_config", "RETRY_IDLE_STOP"]
+
+#: seconds without a new counted launch that end the rerun with every launch executed
+#: (at least; four times the first run's idle stop when that is longer)
+RETRY_IDLE_STOP = 60.0
 
 log = logging.getLogger(__name__)
 
@@ -137,11 +141,12 @@ def _retry_valid(exe: Path, args: list[str], program_dir: Path, env: dict[str, s
     if out.exists():
         out.replace(first)
     env2 = {**env, "RL_SKIP_AFTER": "0", "RL_SAMPLE_SKIP": "0"}
-    # no idle stop: executing the uncounted blocks of a large sampled launch in full (what
-    # a later kernel's sizes come from, as marchingCubes' block counts) takes longer than
-    # the pause an idle stop allows after the last counted launch
+    # a longer idle stop: executing the uncounted blocks of a large sampled launch in full
+    # (what a later kernel's sizes come from, as marchingCubes' block counts) takes longer
+    # than the first run's pause after its last counted launch
+    idle = None if opts.idle_stop is None else max(4 * opts.idle_stop, RETRY_IDLE_STOP)
     res2 = run_limited(exe, args, program_dir, env2, opts.timeout - res.seconds,
-                       opts.memory_gb, idle_stop=None)
+                       opts.memory_gb, idle_stop=idle)
     raws2 = read_raw(out)
     wanted = [e for e in opts.expect if e]
     log.info("%s: re-ran with every launch executed: %d -> %d of %d expected kernels",
