@@ -160,8 +160,8 @@ def _expected(model: str, rows: pd.DataFrame) -> list[str]:
     on one GPU (float and double instantiations, or template instantiations launched with
     different sizes, as dwconv's kernel sizes) is listed k times: the runtime then waits
     for k distinct kernels of that name."""
-    per = [c for c in ("device",) if c in rows]
-    times = rows.groupby(["kernel", *per]).size().groupby(level=0).max()
+    per = ["kernel", "device"] if "device" in rows else ["kernel"]
+    times = rows.groupby(per).size().groupby(level=0).max()
     out = []
     for k in sorted(set(rows["kernel"])):
         name = _OMP_PREFIX.sub("", str(k)) if model == "omp" else str(k)

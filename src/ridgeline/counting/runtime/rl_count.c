@@ -454,11 +454,14 @@ int __rl_mem_class(const void *p) { return classify((uintptr_t)p); }
    6048 blocks: k = 1: 1.0 measured; k = 8, one lane per warp: 2.2-2.3; k = 256: 56 single,
    50 double precision; aop's block sums, 1600 blocks of k = 128: 28; threadfence-omp, k = 256:
    60), c = 0.45 for a block alone on its SM (fewer blocks than the 3080's 68 SMs: aop's final
-   beta, one block of k = 128: 54; expdist's final sum, k = 256: 121). Returns the attempts
-   beyond the first, summed over the k threads. */
-double __rl_cas_retries(double k, uint64_t blocks) {
+   beta, one block of k = 128: 54; expdist's final sum, k = 256: 121). Counts the attempts
+   beyond the first, summed over the k threads, of one such group in a launch of `blocks`
+   blocks (teams); prec 0 single, 1 double precision. */
+void __rl_count_cas_retries(double k, uint64_t blocks, int prec) {
   double c = blocks < 68 ? 0.45 : 0.22, attempts = c * k + 0.5;
-  return attempts > 1 ? k * (attempts - 1) : 0.0;
+  if (attempts <= 1) return;
+  uint64_t retries = (uint64_t)(k * (attempts - 1) + 0.5);
+  __rl_count_extra(prec, retries, retries * (uint64_t)(prec + 1));
 }
 
 /* a float add done as one atomic read-modify-write (OpenMP's atomic update): native on

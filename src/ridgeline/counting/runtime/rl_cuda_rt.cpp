@@ -49,7 +49,8 @@ void __rl_set_regs(uintptr_t lo, uintptr_t hi);
 extern "C" void __rl_atom(void *p, uint64_t n);
 extern "C" int __rl_is_shared(const void *p);
 extern "C" void __rl_count_extra(int prec, uint64_t flops, uint64_t intops);
-extern "C" double __rl_cas_retries(double k, uint64_t blocks);
+extern "C" void __rl_count_cas_retries(double k, uint64_t blocks, int prec);
+extern "C" int __rl_on;  // set while a counted block runs
 static void note_shared_cas(const void *a, int prec);
 template <class F> static F atomic_fp(F *a, F v, int op) {
   __rl_atom(a, sizeof(F));
@@ -189,22 +190,15 @@ void run_block_direct() {
   }
 }
 
-// contended shared-memory float atomics (__rl_cas_retries in rl_count.c)
+// contended shared-memory float atomics (__rl_count_cas_retries in rl_count.c)
 std::vector<uint32_t> cas_seq;                                   // per thread of the block
 std::map<std::pair<uintptr_t, uint32_t>, std::pair<uint32_t, int>> cas_groups;
 
-void cas_block_begin() {
-  cas_seq.assign(nthreads, 0);
-  cas_groups.clear();
-}
+void cas_block_begin() { cas_seq.assign(nthreads, 0); }
 
 void cas_block_end() {
-  uint64_t extra[2] = {0, 0};
   uint64_t blocks = (uint64_t)gridDim.x * gridDim.y * gridDim.z;
-  for (const auto &g : cas_groups)
-    extra[g.second.second] += (uint64_t)(__rl_cas_retries(g.second.first, blocks) + 0.5);
-  for (int prec = 0; prec < 2; prec++)
-    if (extra[prec]) __rl_count_extra(prec, extra[prec], extra[prec] * (prec + 1));
+  for (const auto &g : cas_groups) __rl_count_cas_retries(g.second.first, blocks, g.second.second);
   cas_groups.clear();
 }
 
@@ -221,6 +215,7 @@ void run_one_block(uint64_t i, int counted, void *) {
 }  // namespace
 
 static void note_shared_cas(const void *a, int prec) {
+  if (!__rl_on) return;  // an uncounted block: its retries would not be counted either
   int t = (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
   if (t < 0 || t >= (int)cas_seq.size()) return;  // outside a launch
   auto &g = cas_groups[{(uintptr_t)a, cas_seq[t]++}];

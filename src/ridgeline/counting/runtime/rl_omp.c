@@ -321,7 +321,7 @@ static void decide_teams(int64_t trip) {
 }
 
 
-/* Float atomics on team memory (rl_count.c, __rl_cas_retries): per team, the emulated
+/* Float atomics on team memory (rl_count.c, __rl_count_cas_retries): per team, the emulated
  * threads taking their n-th such atomic on one address contend together. */
 #define FA_CAP 4096
 #define FA_THREADS 1024
@@ -330,7 +330,7 @@ static fa_slot fa_tab[FA_CAP];
 static int fa_used[FA_CAP], fa_nused;
 static uint32_t fa_seq[FA_THREADS];
 static int fa_seq_dirty;
-extern double __rl_cas_retries(double k, uint64_t blocks);
+extern void __rl_count_cas_retries(double k, uint64_t blocks, int prec);
 extern int __rl_mem_class(const void *p);
 extern void __rl_count_extra(int prec, uint64_t flops, uint64_t intops);
 
@@ -357,17 +357,14 @@ void __rl_fatomic(void *p, int prec) {
 }
 
 static void fa_team_end(void) {
-  uint64_t extra[2] = {0, 0};
   uint64_t teams = em_nteams > 0 ? (uint64_t)em_nteams : 1;
   for (int j = 0; j < fa_nused; j++) {
     fa_slot *e = &fa_tab[fa_used[j]];
-    extra[e->prec & 1] += (uint64_t)(__rl_cas_retries((double)e->n, teams) + 0.5);
+    __rl_count_cas_retries((double)e->n, teams, e->prec);
     e->n = 0;
   }
   fa_nused = 0;
   if (fa_seq_dirty) { memset(fa_seq, 0, sizeof fa_seq); fa_seq_dirty = 0; }
-  for (int prec = 0; prec < 2; prec++)
-    if (extra[prec]) __rl_count_extra(prec, extra[prec], extra[prec] * (uint64_t)(prec + 1));
 }
 
 /* one team: its body, then the retries of its contended float atomics */
