@@ -6,6 +6,7 @@ from ridgeline.counting.instrument import (
     classify_call,
     instrument_ir,
     local_arrays,
+    reduction_flops,
     split_top,
     type_size,
     wrap_omp_regions,
@@ -170,3 +171,46 @@ def test_stack_arrays_indexed_at_run_time_are_local_memory() -> None:
     assert "call void @__rl_sta(ptr %next, i64 4)" in text
     assert "call void @__rl_st(ptr %p1, i64 4)" in text
     assert "call void @__rl_st(ptr %lb, i64 4)" in text
+
+
+RED_IR = """define internal void @.omp.reduction.reduction_func(ptr %0, ptr %1) {
+  %a = load ptr, ptr %0, align 8
+  %b = load ptr, ptr %1, align 8
+  %x = load float, ptr %a, align 4
+  %y = load float, ptr %b, align 4
+  %s = fadd float %x, %y
+  store float %s, ptr %a, align 4
+  %a2 = getelementptr inbounds ptr, ptr %0, i64 1
+  %p2 = load ptr, ptr %a2, align 8
+  %u = load double, ptr %p2, align 8
+  %v = fmul double %u, %u
+  store double %v, ptr %p2, align 8
+  ret void
+}
+define internal void @.omp.reduction.reduction_func.3(ptr %0, ptr %1) {
+  %a = load ptr, ptr %0, align 8
+  %x = load double, ptr %a, align 8
+  %c = fcmp ogt double %x, 0.0
+  %m = select i1 %c, double %x, double 0.0
+  store double %m, ptr %a, align 8
+  ret void
+}
+define void @outlined(ptr %list) {
+""" + ("  %r = call i32 @__kmpc_reduce_nowait(ptr nonnull @1, i32 0, i32 2, i64 16, "
+       "ptr nonnull %list, ptr nonnull @.omp.reduction.reduction_func, ptr nonnull @lock)\n"
+       "  %q = call i32 @__kmpc_reduce(ptr @1, i32 0, i32 1, i64 8, ptr %list, "
+       "ptr @.omp.reduction.reduction_func.3, ptr @lock)\n"
+       "  ret void\n}\n")
+
+
+def test_reduction_combine_flops_reach_the_runtime() -> None:
+    # a + reduction on a float and a * one on a double: one FLOP each per combine; max: none
+    assert reduction_flops(RED_IR) == {".omp.reduction.reduction_func": (1, 1, 0),
+                                       ".omp.reduction.reduction_func.3": (0, 0, 0)}
+    text = instrument_ir(RED_IR, omp=True).text
+    lines = text.splitlines()
+    at = next(i for i, ln in enumerate(lines) if "@__rl_kmpc_reduce_nowait(" in ln)
+    assert lines[at - 1].strip() == "call void @__rl_omp_red_flops(i32 1, i32 1, i32 0)"
+    # the max reduction's call is left as it is (nothing to add)
+    at = next(i for i, ln in enumerate(lines) if "@__rl_kmpc_reduce(" in ln)
+    assert "__rl_omp_red_flops" not in lines[at - 1]

@@ -74,8 +74,10 @@ def test_teams_barriers_schedules_reduction(libomp: None, programs: Path, tmp_pa
     assert red.blocks_total == n // 64
     # dynamic schedule over 8 x 32 emulated threads: every iteration exactly once
     assert axpy.flops_sp == 2 * n and axpy.global_store_bytes == 4 * n
-    # reduction: n adds plus one combine per thread and per team
-    assert n <= dot.flops_dp <= n + 4 * 16 + 4
+    # reduction: n adds; a GPU block of 16 threads (a partial warp) reduces per chunk of 16
+    # iterations: each thread's own combine and 15 in the lanes' tree; then the team's combine
+    chunks = n // 16
+    assert dot.flops_dp == n + n + 15 * chunks + 4
     # plus one read of the mapped result per team combine (s lives in the host's frame)
     assert 4 * n <= dot.global_load_bytes <= 4 * n + 8 * 4
     # the emulated launch computes what the GPU would: the program's own checks pass
@@ -234,3 +236,22 @@ def test_team_memory_float_atomics_retry_under_contention(libomp: None, programs
     c = 0.45 if teams < 68 else 0.22
     assert r.flops_sp == teams * (256 + round(256 * (c * 256 + 0.5 - 1)))
     assert r.flops_dp == 0
+
+
+def test_reductions_count_the_gpu_reduction_trees(libomp: None, programs: Path) -> None:
+    n = 65536
+    dot, total, team, biggest = count_run(programs / "reduce-omp", str(n), timeout=120)
+    # distribute parallel for, 256 threads: a chunk of one iteration per thread; per thread
+    # and chunk the multiply-add (2) and six combines, per block of 8 warps 7 more combines
+    # in warp 0 and the team's own (n / 256 teams)
+    assert dot.flops_sp == n * (2 + 6) + n // 256 * (7 + 1)
+    # no thread limit: one emulated thread per team does its 256 iterations; a GPU block of
+    # 128 threads reduces 256 chunks of one iteration (6 combines each), and per chunk of
+    # 128 (4 warps) double precision takes 32 combines per step of the warps' tree (2 steps)
+    teams = n // 256
+    assert total.flops_dp == n * (1 + 6) + teams * (2 * 64 + 1)
+    # a parallel region of 64 threads in each of 4 teams: one reduction each (the add, six
+    # combines per thread, 32 for the two warps' tree), then the team's add and combine
+    assert team.flops_dp == 4 * (64 * (1 + 6) + 32 + 2)
+    # max: compares and selects, no FLOP
+    assert biggest.flops_dp == 0 and biggest.flops_sp == 0

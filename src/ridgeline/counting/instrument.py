@@ -424,8 +424,10 @@ def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("
     if omp:
         # the runtime's emulation of the offload launch (rl_omp.c) stands in for libomp's
         # teams/parallel/worksharing entry points and the team/thread queries
+        out = _note_reduction_flops(out, reduction_flops(text))
         out = [_OMP_EMULATED.sub(_omp_rename, ln) if ("@__kmpc_" in ln or "@omp_get_" in ln)
                else ln for ln in out]
+        out.append("declare void @__rl_omp_red_flops(i32, i32, i32)")
     out.append("declare void @__rl_ld(ptr, i64)")
     out.append("declare void @__rl_st(ptr, i64)")
     out.append("declare void @__rl_lda(ptr, i64)")
@@ -437,6 +439,45 @@ def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("
     out.append("@__rl_bbc = external global [0 x i64]")
     res.text = "\n".join(out) + "\n"
     return res
+
+
+_REDUCE_CALL = re.compile(
+    r"\bcall\b.*@__kmpc_(?:reduce_nowait|reduce)\(.*?ptr\s+(?:\w+\s+)*@([\w.$]*reduction_func[\w.$]*)")
+
+
+def reduction_flops(text: str) -> dict[str, tuple[int, int, int]]:
+    """Counted FLOPs (single, double, half precision) of one call of each function that an
+    OpenMP reduction hands to ``__kmpc_reduce(_nowait)``: what one thread's combine costs
+    (``+``/``*`` reductions on floats: one FLOP per variable; min/max: none)."""
+    names = {m.group(1) for m in _REDUCE_CALL.finditer(text)}
+    found: dict[str, tuple[int, int, int]] = {}
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        m = _DEFINE.match(line)
+        if not m or m.group(1).strip('"') not in names:
+            continue
+        hist: dict[str, float] = {}
+        for body_line in lines[i + 1:]:
+            if body_line == "}":
+                break
+            _static_ops(body_line, hist)
+        found[m.group(1).strip('"')] = (int(hist.get("sp", 0)), int(hist.get("dp", 0)),
+                                        int(hist.get("hp", 0)))
+    return found
+
+
+def _note_reduction_flops(lines: list[str],
+                          flops: dict[str, tuple[int, int, int]]) -> list[str]:
+    """Before each ``__kmpc_reduce(_nowait)`` call, tell the runtime the FLOPs of one combine
+    (rl_omp.c turns them into the GPU's warp and block reduction trees)."""
+    out: list[str] = []
+    for line in lines:
+        m = _REDUCE_CALL.search(line) if "@__kmpc_reduce" in line else None
+        if m and any(flops.get(m.group(1), (0, 0, 0))):
+            sp, dp, hp = flops[m.group(1)]
+            out.append(f"  call void @__rl_omp_red_flops(i32 {sp}, i32 {dp}, i32 {hp})")
+        out.append(line)
+    return out
 
 
 _ALLOCA = re.compile(r"^\s*(%[-\w.$]+)\s*=\s*alloca\s+(\[|<)")

@@ -94,6 +94,12 @@ static int em_team, em_nteams = 1, em_limit;     /* current team */
 static int em_tid = -1, em_nthreads = 1;         /* current thread (-1: not in parallel) */
 static int in_teams, in_parallel;
 static int teams_undecided; /* team count not given: set by the first distribute loop */
+/* reductions (see gpu_reduction_tree) */
+static int red_flops[3];               /* FLOPs of one combine of the coming reduction */
+static int64_t dist_lb, dist_ub, dist_trip; /* the current team's last distribute share */
+static int dist_valid;
+static int64_t share_iters[MAXTHREADS]; /* iterations of each thread's worksharing share */
+static int share_combined[MAXTHREADS];  /* that share came from the team's distribute share */
 
 static void invoke(micro_t fn, int *gtid, int *btid, int argc, void **a) {
   switch (argc) {
@@ -250,6 +256,7 @@ static int is_fiber_fn(micro_t fn) {
 
 static void run_parallel(int gtid, micro_t fn, int argc, void **a, int n) {
   int save_tid = em_tid, save_n = em_nthreads;
+  for (int t = 0; t < n && t < MAXTHREADS; t++) share_combined[t] = 0; /* no loop shared yet */
   em_nthreads = n;
   in_parallel = 1;
   if (n == 1) {
@@ -369,6 +376,7 @@ static void fa_team_end(void) {
 
 /* one team: its body, then the retries of its contended float atomics */
 static void team_invoke(micro_t fn, int *gtid, int *btid, int argc, void **a) {
+  dist_valid = 0;
   invoke(fn, gtid, btid, argc, a);
   fa_team_end();
 }
@@ -516,6 +524,83 @@ void __rl_vol(void *p) {
   if (__rl_omp_active) wait_in_team(WAIT_WARP);
 }
 
+/* ---- reductions as the GPU runs them --------------------------------------------------
+ * clang's offload code for `distribute parallel for reduction(...)` deals the loop out in
+ * chunks of one iteration per thread of the block and runs a parallel region, reduction
+ * included, per chunk. The device runtime reduces a full warp by shuffles (five combines per
+ * thread), a partial warp (a block not a multiple of 32 threads) by a tree over its lanes
+ * (lanes - 1 combines), then the warps' results in warp 0. The combine's FLOPs come from the
+ * instrumenter (__rl_omp_red_flops, before each __kmpc_reduce call); the emulation itself
+ * combines once per thread. Per thread of a full warp and chunk the RTX 3080 rows measure 6
+ * combines (babelstream's and dp's dot products, single and double precision: 6.0-6.4 FLOPs
+ * an iteration beyond the loop body), per block and chunk W - 1 more in single precision and
+ * 32 per step of the warps' tree (3 x 32 for W = 8 warps) in double precision. */
+
+void __rl_omp_red_flops(int sp, int dp, int hp) {
+  red_flops[0] = sp; red_flops[1] = dp; red_flops[2] = hp;
+}
+
+static int64_t trip_of(int64_t lb, int64_t ub, int64_t incr) {
+  if (incr == 0) incr = 1;
+  return incr > 0 ? (ub < lb ? 0 : (ub - lb) / incr + 1) : (lb < ub ? 0 : (lb - ub) / (-incr) + 1);
+}
+
+static int cur_slot(void);
+
+/* before a worksharing share is computed: a thread's loop over exactly the bounds its team's
+ * distribute share gave is the inner loop of a combined `distribute parallel for` */
+static void note_share_in(int sched, int64_t lb, int64_t ub, int64_t incr, int64_t chunk) {
+  if (sched >= 91 && sched <= 95) return;
+  int s = cur_slot();
+  int64_t trip = trip_of(lb, ub, incr);
+  share_combined[s] = dist_valid && lb == dist_lb && ub == dist_ub;
+  int id = in_parallel && em_tid >= 0 ? em_tid : 0, n = in_parallel ? em_nthreads : 1;
+  if ((sched == 33 || sched == 65) && chunk > 0) {
+    int64_t nchunks = (trip + chunk - 1) / chunk, mine = id < nchunks ? (nchunks - id + n - 1) / n : 0;
+    int64_t it = mine * chunk;
+    if (mine && (nchunks - 1) % n == id && trip % chunk) it -= chunk - trip % chunk;
+    share_iters[s] = it;
+  } else {
+    share_iters[s] = trip / n + (id < trip % n ? 1 : 0);
+  }
+}
+
+static void note_share_out(int sched, int64_t lb, int64_t ub, int64_t incr) {
+  if (sched < 91 || sched > 95 || in_parallel) return;
+  dist_lb = lb; dist_ub = ub; dist_trip = trip_of(lb, ub, incr); dist_valid = 1;
+}
+
+static int ceil_log2(int64_t v) {
+  int k = 0;
+  while (((int64_t)1 << k) < v) k++;
+  return k;
+}
+
+/* a thread of a parallel construct reaches its reduction: count what the GPU's reduction
+ * tree adds to the one combine the emulation runs */
+static void gpu_reduction_tree(void) {
+  int f[3] = {red_flops[0], red_flops[1], red_flops[2]};
+  red_flops[0] = red_flops[1] = red_flops[2] = 0;
+  if (!__rl_on || !in_parallel || em_tid < 0 || !(f[0] || f[1] || f[2])) return;
+  int s = cur_slot();
+  int combined = share_combined[s];
+  int64_t n = em_nthreads;
+  if (!combined && n <= 1) return; /* one thread: the device runtime returns at once */
+  int64_t k = combined ? share_iters[s] : 1;  /* chunks this thread took part in */
+  int64_t block = n > 1 ? n : 128;            /* threads of the GPU block */
+  int64_t warps = (block + 31) / 32, partial = block % 32;
+  int full = n <= 1 || em_tid / 32 < block / 32; /* this thread's warp is a full one */
+  /* the team's chunks, counted by thread 0 */
+  int64_t chunks = em_tid != 0 ? 0 : combined ? (dist_trip + block - 1) / block : 1;
+  for (int p = 0; p < 3; p++) {
+    if (!f[p]) continue;
+    uint64_t per_thread = k > 0 ? (uint64_t)((full ? 6 : 1) * k - 1) : 0;
+    uint64_t per_block = (uint64_t)(partial ? partial - 1 : 0) +
+        (p == 1 ? (uint64_t)(32 * ceil_log2(warps)) : (uint64_t)(warps - 1));
+    __rl_count_extra(p, (uint64_t)f[p] * (per_thread + per_block * (uint64_t)chunks), 0);
+  }
+}
+
 /* ---- worksharing ---------------------------------------------------------------------- */
 static void my_share(int sched, int *id, int *n) {
   if (sched >= 91 && sched <= 95) { *id = em_team; *n = em_nteams; }
@@ -564,7 +649,9 @@ static void static_share(int sched, int *plast, int64_t *lb, int64_t *ub, int64_
       return;                                                                               \
     }                                                                                       \
     int64_t lb = (int64_t)*plb, ub = (int64_t)*pub, st = 0;                                 \
+    note_share_in(sched, lb, ub, (int64_t)incr, (int64_t)chunk);                             \
     static_share(sched, plast, &lb, &ub, &st, (int64_t)incr, (int64_t)chunk);              \
+    note_share_out(sched, lb, ub, (int64_t)incr);                                           \
     *plb = (T)lb; *pub = (T)ub; *pst = (ST)st;                                              \
   }
 STATIC_INIT(4, int32_t, int32_t)
@@ -616,6 +703,7 @@ DISPATCH(8u, uint64_t, int64_t)
 int __rl_kmpc_reduce_nowait(ident_t *loc, int gtid, int nv, size_t sz, void *d,
                             void (*f)(void *, void *), void *lck) {
   if (!__rl_omp_active) return __kmpc_reduce_nowait(loc, gtid, nv, sz, d, f, lck);
+  gpu_reduction_tree();
   return 1; /* threads run one after the other: each combines into the shared copy */
 }
 void __rl_kmpc_end_reduce_nowait(ident_t *loc, int gtid, void *lck) {
@@ -624,6 +712,7 @@ void __rl_kmpc_end_reduce_nowait(ident_t *loc, int gtid, void *lck) {
 int __rl_kmpc_reduce(ident_t *loc, int gtid, int nv, size_t sz, void *d,
                      void (*f)(void *, void *), void *lck) {
   if (!__rl_omp_active) return __kmpc_reduce(loc, gtid, nv, sz, d, f, lck);
+  gpu_reduction_tree();
   return 1;
 }
 void __rl_kmpc_end_reduce(ident_t *loc, int gtid, void *lck) {
