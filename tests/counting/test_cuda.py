@@ -187,14 +187,14 @@ def test_double_division_of_zero_takes_the_slow_path(toolchain: None, programs: 
     # fails the fast path's check
     (r,) = count_run(programs / "ddiv-cuda", "4096 1e308", gpu="rtx3080")
     assert r.flops_dp == 4096 * (per_div + 17)
-    # the zeros would be filled in by a launch the counting skips (its 3rd of fill): the
-    # data is no longer what the GPU divides, so no division counts its slow path
+    # every numerator is zeroed by a launch the counting skips (fill's 3rd): the run could
+    # not tell the divisions' paths apart (its data was partial), so the program runs again
+    # with every launch executed, and every division takes the slow path
     recs = {r.kernel: r for r in count_run(programs / "ddiv-cuda", "4096 3 fill", gpu="rtx3080")}
-    assert recs["ratio"].flops_dp == 4096 * per_div
-    # run with every launch executed: the data is whole, every numerator non-zero
+    assert recs["ratio"].flops_dp == 4096 * (per_div + 17)
     recs = {r.kernel: r for r in count_run(programs / "ddiv-cuda", "4096 3 fill", gpu="rtx3080",
                                            skip_after=False)}
-    assert recs["ratio"].flops_dp == 4096 * per_div
+    assert recs["ratio"].flops_dp == 4096 * (per_div + 17)
 
 
 @pytest.mark.parametrize("times", [1, 2])

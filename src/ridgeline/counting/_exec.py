@@ -52,7 +52,9 @@ def build_and_count(backend: str, program_dir: Path, spec: BuildSpec, args: list
     """With *retry_valid*, a run that ended (exit, crash or idle stop; not the time limit)
     before every expected kernel was counted is run again, in the time left, with every
     launch and team executed: skipped launches and unsampled teams leave results that the
-    program's own checks reject (it then stops early) or that its host loops wait on."""
+    program's own checks reject (it then stops early) or that its host loops wait on; so is
+    one whose counted launches met double divisions after the data went partial (which of
+    the GPU's division paths they take depends on the values: rl_count.c __rl_ddiv)."""
     work, temporary = _workdir(opts, program_dir)
     try:
         try:
@@ -127,11 +129,25 @@ def _met(raws: list[dict[str, Any]], expect: list[str]) -> int:
     return sum(min(k, sum(expect_matches(n, f) for n in names)) for f, k in times.items())
 
 
+def _kernels(raws: list[dict[str, Any]]) -> int:
+    """Distinct kernels counted."""
+    return len({str(r.get("kernel", "")) for r in raws})
+
+
+def _unchecked(raws: list[dict[str, Any]]) -> int:
+    """Divisions whose fast or slow path the runtime could not decide (the program's data
+    was partial by then: an earlier launch skipped or sampled)."""
+    return sum(int(r.get("unchecked_div", 0)) for r in raws)
+
+
 def _worth_retry(res: RunResult, raws: list[dict[str, Any]], opts: RunOptions) -> bool:
+    """Rerun with every launch executed when expected kernels were not reached or counted
+    launches met divisions on partial data."""
     wanted = [e for e in opts.expect if e]
-    if not wanted or not (opts.skip_after or opts.sample_skip) or res.timed_out:
+    if not (opts.skip_after or opts.sample_skip) or res.timed_out:
         return False
-    return _met(raws, wanted) < len(wanted) and opts.timeout - res.seconds > 5
+    missing = bool(wanted) and _met(raws, wanted) < len(wanted)
+    return (missing or _unchecked(raws) > 0) and opts.timeout - res.seconds > 5
 
 
 def _retry_valid(exe: Path, args: list[str], program_dir: Path, env: dict[str, str],
@@ -151,6 +167,8 @@ def _retry_valid(exe: Path, args: list[str], program_dir: Path, env: dict[str, s
     wanted = [e for e in opts.expect if e]
     log.info("%s: re-ran with every launch executed: %d -> %d of %d expected kernels",
              program_dir.name, _met(raws, wanted), _met(raws2, wanted), len(wanted))
-    if _met(raws2, wanted) > _met(raws, wanted):
+    met, met2 = _met(raws, wanted), _met(raws2, wanted)
+    if met2 > met or (met2 == met and _unchecked(raws2) < _unchecked(raws)
+                      and _kernels(raws2) >= _kernels(raws)):
         return res2, raws2
     return res, raws

@@ -49,6 +49,8 @@ static rl_pair g_ld, g_st, s_ld, s_st, l_ld, l_st, g_atom, s_atom, a_ld, a_st;
 static uint64_t rl_extra_flops[3], rl_extra_int;
 static uint64_t rl_extra_snap[4];
 static double rl_extra_w[4]; /* extras per counting window, weighted like it */
+/* value-dependent divisions of the launch left unchecked (the data was partial) */
+static uint64_t rl_unchecked_div;
 
 /* ---- allocations: a launch cannot read more distinct sectors than the buffers it touches.
  * With sampled blocks the distinct sectors are extrapolated from the sampled ones, which
@@ -433,7 +435,8 @@ void __rl_count_extra(int prec, uint64_t flops, uint64_t intops) {
    GPU run would not have divided). */
 #define RL_DDIV_SLOW_FLOPS 17
 void __rl_ddiv(double a, double b, double q) {
-  if (!__rl_on || __rl_data_partial) return;
+  if (!__rl_on) return;
+  if (__rl_data_partial) { rl_unchecked_div++; return; }
   uint64_t ua, ub, uq;
   memcpy(&ua, &a, 8); memcpy(&ub, &b, 8); memcpy(&uq, &q, 8);
   uint32_t ha = (uint32_t)(ua >> 32) & 0x7fffffffu, hb = (uint32_t)(ub >> 32) & 0x7fffffffu,
@@ -585,6 +588,7 @@ int __rl_kbegin(const char *name) {
   memset(&g_atom, 0, sizeof g_atom); memset(&s_atom, 0, sizeof s_atom);
   memset(rl_extra_flops, 0, sizeof rl_extra_flops); rl_extra_int = 0;
   memset(rl_extra_w, 0, sizeof rl_extra_w);
+  rl_unchecked_div = 0;
   blocks_total = blocks_counted = 1;
   nblock_work = 0;
   __rl_spmd_flag = 0;
@@ -826,8 +830,8 @@ static void emit(void) {
   fprintf(f, ",\"alloc_sectors\":[%llu,%llu]", (unsigned long long)ard, (unsigned long long)awr);
   fprintf(f, ",\"extra_flops\":[%.17g,%.17g,%.17g],\"extra_int\":%.17g", rl_extra_w[0],
           rl_extra_w[1], rl_extra_w[2], rl_extra_w[3]);
-  fprintf(f, ",\"spmd\":%d,\"local_depth\":%llu", __rl_spmd_flag,
-          (unsigned long long)rl_local_depth);
+  fprintf(f, ",\"spmd\":%d,\"local_depth\":%llu,\"unchecked_div\":%llu", __rl_spmd_flag,
+          (unsigned long long)rl_local_depth, (unsigned long long)rl_unchecked_div);
   fprintf(f, ",\"sectors_read\":%llu,\"sectors_written\":%llu,\"l2\":[",
           (unsigned long long)srd, (unsigned long long)swr);
   for (int i = 0; i < nl2; i++) {
