@@ -153,7 +153,7 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
         # loop counts 4.0 integer ops per iteration with it (4.8 measured), 7.0 without; over
         # a 50-program CUDA / 40-program OpenMP sample, integer ops within 2x of the
         # measured 73.0% -> 79.6% / 71.9% -> 75.3%, FLOPs unchanged
-        _run([tc.opt, "-passes=default<O2>,loop-reduce",
+        _run([tc.opt, "-passes=default<O2>,scalarizer,early-cse,dce,loop-reduce",
               "-vectorize-loops=false", "-vectorize-slp=false",
               "-S", str(ll0), "-o", str(ll1)],
              f"opt on {src.name}", timeout=timeout)
