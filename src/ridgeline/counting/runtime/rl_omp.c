@@ -546,6 +546,7 @@ static int64_t trip_of(int64_t lb, int64_t ub, int64_t incr) {
 }
 
 static int cur_slot(void);
+static void my_share(int sched, int *id, int *n);
 
 /* before a worksharing share is computed: a thread's loop over exactly the bounds its team's
  * distribute share gave is the inner loop of a combined `distribute parallel for` */
@@ -554,7 +555,8 @@ static void note_share_in(int sched, int64_t lb, int64_t ub, int64_t incr, int64
   int s = cur_slot();
   int64_t trip = trip_of(lb, ub, incr);
   share_combined[s] = dist_valid && lb == dist_lb && ub == dist_ub;
-  int id = in_parallel && em_tid >= 0 ? em_tid : 0, n = in_parallel ? em_nthreads : 1;
+  int id, n;
+  my_share(sched, &id, &n);
   if ((sched == 33 || sched == 65) && chunk > 0) {
     int64_t nchunks = (trip + chunk - 1) / chunk, mine = id < nchunks ? (nchunks - id + n - 1) / n : 0;
     int64_t it = mine * chunk;
@@ -613,8 +615,7 @@ static void decide_teams(int64_t trip);
 static void static_share(int sched, int *plast, int64_t *lb, int64_t *ub, int64_t *st,
                          int64_t incr, int64_t chunk) {
   if (incr == 0) incr = 1;
-  int64_t trip = incr > 0 ? (*ub < *lb ? 0 : (*ub - *lb) / incr + 1)
-                          : (*lb < *ub ? 0 : (*lb - *ub) / (-incr) + 1);
+  int64_t trip = trip_of(*lb, *ub, incr);
   if (teams_undecided && sched >= 91 && sched <= 95) decide_teams(trip);
   int id, n;
   my_share(sched, &id, &n);
