@@ -176,13 +176,13 @@ def test_shared_float_atomic_add_is_a_flop(toolchain: None, programs: Path) -> N
 
 
 def test_double_division_of_zero_takes_the_slow_path(toolchain: None, programs: Path) -> None:
-    # 4096 divisions (17 counted FLOPs each on the fast path); the 2048 zero numerators leave
-    # it for the general routine, 17 more each; sampled blocks extrapolate the same share
-    from ridgeline.counting.mathops import DIV_EXTRA
-
-    per_div = 1 + DIV_EXTRA["dp"]
+    # 4096 divisions (15 counted DP FLOPs and an SP FFMA each on the fast path); the 2048
+    # zero numerators leave it for the general routine, 17 more each; sampled blocks
+    # extrapolate the same share
+    per_div = 15
     (r,) = count_run(programs / "ddiv-cuda", "4096", gpu="rtx3080")
     assert r.flops_dp == 4096 * per_div + 2048 * 17
+    assert r.flops_sp == 4096 * 2
     # a divisor whose high word reads as a float NaN (exponent field 0x7fe): every division
     # fails the fast path's check
     (r,) = count_run(programs / "ddiv-cuda", "4096 1e308", gpu="rtx3080")

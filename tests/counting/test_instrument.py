@@ -52,9 +52,10 @@ def test_block_histograms_and_hooks() -> None:
     res = instrument_ir(IR, first_id=10)
     assert sorted(res.blocks) == [10, 11, 12]
     loop = res.blocks[11]
-    # fmuladd = 2 SP, sqrtf = its GPU sequence, fdiv double = 1 DP (+ refinement later)
+    # fmuladd = 2 SP, sqrtf = its GPU sequence, a double reciprocal = 1 DP (+ its shorter
+    # refinement later)
     assert loop["sp"] == 2 + MATH_FLOPS["sqrtf"][1]
-    assert loop["dp"] == 1 and loop["div_dp"] == 1
+    assert loop["dp"] == 1 and loop["rcp_dp"] == 1 and "div_dp" not in loop
     assert loop["int_arith"] == 1 and loop["int_cmp"] == 1 and loop["int_gep"] == 2
     text = res.text
     assert text.count("call void @__rl_ld(ptr %px, i64 4)") == 1
@@ -214,3 +215,35 @@ def test_reduction_combine_flops_reach_the_runtime() -> None:
     # the max reduction's call is left as it is (nothing to add)
     at = next(i for i, ln in enumerate(lines) if "@__rl_kmpc_reduce(" in ln)
     assert "__rl_omp_red_flops" not in lines[at - 1]
+
+
+RCP_IR = """define dso_local void @r(float %a, float %b, double %c, ptr %o) {
+entry:
+  %r = fdiv float 1.000000e+00, %a
+  %m = fdiv float -1.000000e+00, %a
+  %t = fdiv float 2.000000e+00, %b
+  %q = fdiv float %a, %b
+  %d = fdiv double 1.000000e+00, %c
+  %e = fdiv double 0x3FF0000000000000, %c
+  %f = fdiv double %c, 1.000000e+01
+  store float %r, ptr %o, align 4
+  ret void
+}
+"""
+
+
+def test_reciprocals_are_counted_apart_from_divisions() -> None:
+    # nvcc compiles 1/x as a reciprocal (FFMA, FADD, FFMA in single precision: 5 counted
+    # FLOPs; five DFMA in double) and any other quotient, -1/x included, as a division (five
+    # FFMA: 10; seven DFMA and a DMUL: 15, plus the FFMA that checks a double quotient)
+    h = instrument_ir(RCP_IR).blocks[0]
+    assert h["rcp_sp"] == 1 and h["div_sp"] == 3 and h["sp"] == 4
+    assert h["rcp_dp"] == 2 and h["div_dp"] == 1 and h["dp"] == 3
+    fast = instrument_ir(RCP_IR, fast_math=True).blocks[0]
+    # with fast math a float reciprocal is one MUFU (no counted FLOP), a quotient a MUFU and
+    # a multiply
+    assert fast["sp"] == 3 and "rcp_sp" not in fast and "div_sp" not in fast
+    from ridgeline.counting.mathops import DDIV_SP_CHECK, DIV_EXTRA, RCP_EXTRA
+
+    assert (1 + RCP_EXTRA["sp"], 1 + DIV_EXTRA["sp"]) == (5, 10)
+    assert (1 + RCP_EXTRA["dp"], 1 + DIV_EXTRA["dp"], DDIV_SP_CHECK) == (10, 15, 2)

@@ -46,6 +46,9 @@ _INTOP = re.compile(
     r"=\s*(add|sub|mul|udiv|sdiv|urem|srem|shl|lshr|ashr|and|or|xor)\s+"
     r"(?:(?:nuw|nsw|exact)\s+)*(<(\d+) x (i\d+)>|i\d+)")
 _DIVS = ("udiv", "sdiv", "urem", "srem")
+#: the first operand of an ``fdiv`` is exactly one (``1.000000e+00``; hexadecimal for floats
+#: is always the double's bit pattern)
+_ONE = re.compile(r"\s*(?:1\.0+(?:e\+0+)?|0x3FF0000000000000)\s*,")
 _CALL = re.compile(r"\bcall\b.*?@(\"[^\"]+\"|[\w.$]+)\(")
 _VEC = re.compile(r"^<(\d+) x (\w+)>$")
 _OMP_EMULATED = re.compile(
@@ -219,9 +222,14 @@ def _static_ops(line: str, hist: dict[str, float], fast_math: bool = False) -> N
         prec, lanes = _fp_lanes(m.group(2))
         if prec:
             _add(hist, prec, lanes)
-            # IEEE division adds its refinement later; fast math divides approximately
-            if m.group(1) == "fdiv" and not (fast_math and prec == "sp"):
-                _add(hist, f"div_{prec}", lanes)
+            if m.group(1) == "fdiv":
+                # IEEE division adds its refinement later (a reciprocal, ``1 / x``, a shorter
+                # one); fast math divides approximately, its reciprocal is one MUFU
+                rcp = _ONE.match(line[m.end():]) is not None
+                if not (fast_math and prec == "sp"):
+                    _add(hist, f"{'rcp' if rcp else 'div'}_{prec}", lanes)
+                elif rcp:
+                    _add(hist, prec, -lanes)
         return
     m = _INTOP.search(line)
     if m:

@@ -17,7 +17,8 @@ its own polynomial and quadrant fix-ups, ``instrument.shared_sin_cos``).
 
 from __future__ import annotations
 
-__all__ = ["MATH_FLOPS", "MATH_PREFIX_SKIP", "DIV_EXTRA", "SIN_COS_REDUCTION",
+__all__ = ["MATH_FLOPS", "MATH_PREFIX_SKIP", "DIV_EXTRA", "RCP_EXTRA", "DDIV_SP_CHECK",
+           "SIN_COS_REDUCTION",
            "FAST_MATH_FLOPS", "APPROX_SQRTF_FLOPS"]
 
 #: name -> (precision when not given by the name, counted FLOPs per call)
@@ -32,7 +33,7 @@ MATH_FLOPS: dict[str, tuple[str, float]] = {
     "hypotf": ("sp", 13), "fmodf": ("sp", 6), "rsqrtf": ("sp", 0), "ldexpf": ("sp", 1),
     "__rl_expf_fast": ("sp", 2), "__rl_logf_fast": ("sp", 1), "__rl_sinf_fast": ("sp", 1),
     "__rl_cosf_fast": ("sp", 1), "__rl_powf_fast": ("sp", 3), "__rl_fdividef": ("sp", 1),
-    "__rl_rsqrtf": ("sp", 0), "_Z6rsqrtff": ("sp", 0), "__rl_rcpf": ("sp", 0),
+    "__rl_rsqrtf": ("sp", 0), "_Z6rsqrtff": ("sp", 0), "__rl_rcpf": ("sp", 5),
     "__rl_tanf_fast": ("sp", 2),
     "__rl_exp10f_fast": ("sp", 2), "__rl_log2f_fast": ("sp", 0), "__rl_log10f_fast": ("sp", 1),
     # bfloat16 arithmetic of the CUDA layer (cuda_bf16.h): the GPU's BF16 HADD/HMUL/HFMA
@@ -57,8 +58,19 @@ MATH_PREFIX_SKIP: tuple[str, ...] = (
 )
 
 #: extra counted FLOPs of an IEEE division beyond the one the ``fdiv`` itself counts
-#: (reciprocal refinement, fast path on sm_86: 10 counted FLOPs in SP, 17 in DP)
-DIV_EXTRA: dict[str, float] = {"sp": 9, "dp": 16, "hp": 0}
+#: (reciprocal refinement, fast path on sm_86: five FFMA, 10 counted FLOPs, in SP; seven DFMA
+#: and a DMUL, 15, in DP)
+DIV_EXTRA: dict[str, float] = {"sp": 9, "dp": 14, "hp": 0}
+
+#: the same for a reciprocal, ``1 / x`` (nvcc's ``__frcp_rn`` / ``__drcp_rn``): FFMA, FADD,
+#: FFMA (5 counted FLOPs) in SP, five DFMA (10) in DP
+RCP_EXTRA: dict[str, float] = {"sp": 4, "dp": 9, "hp": 0}
+
+#: the single-precision FFMA with which a double division checks its quotient's range
+#: (``FFMA R0, RZ, hi(b), hi(q)``): 2 counted SP FLOPs per DP division. Without it the
+#: double programs' divisions showed up as 2 DP FLOPs too many and 2 SP FLOPs missing
+#: (lid-driven-cavity: 262 K SP FLOPs measured beside 131 K divisions)
+DDIV_SP_CHECK = 2.0
 
 #: the range reduction (x * 2/pi, then three FMAs: 7 counted FLOPs) that nvcc computes once
 #: when a kernel takes the single-precision sine and cosine of the same value; the

@@ -10,7 +10,7 @@ from typing import Any
 
 from ridgeline.counting.base import DRAM_MODEL, LaunchCount
 from ridgeline.counting.dram import local_dram_bytes
-from ridgeline.counting.mathops import DIV_EXTRA
+from ridgeline.counting.mathops import DDIV_SP_CHECK, DIV_EXTRA, RCP_EXTRA
 from ridgeline.hardware import GPU, get_gpu
 
 __all__ = ["load_blocks", "to_launch_count", "footprint_bound", "INT_KINDS", "INT_DIV_EXTRA",
@@ -171,7 +171,8 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
     scale = 1.0
     sscale = float(raw.get("sector_scale", 1.0))
     flops = {p: total.get(p, 0.0) + DIV_EXTRA[p] * total.get(f"div_{p}", 0.0)
-             for p in ("sp", "dp", "hp")}
+             + RCP_EXTRA[p] * total.get(f"rcp_{p}", 0.0) for p in ("sp", "dp", "hp")}
+    flops["sp"] += DDIV_SP_CHECK * total.get("div_dp", 0.0)
     extra = raw.get("extra_flops", [0, 0, 0])
     for i, p in enumerate(("sp", "dp", "hp")):
         flops[p] += extra[i]
