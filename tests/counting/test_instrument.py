@@ -247,3 +247,25 @@ def test_reciprocals_are_counted_apart_from_divisions() -> None:
 
     assert (1 + RCP_EXTRA["sp"], 1 + DIV_EXTRA["sp"]) == (5, 10)
     assert (1 + RCP_EXTRA["dp"], 1 + DIV_EXTRA["dp"], DDIV_SP_CHECK) == (10, 15, 2)
+
+
+HYP_IR = """define dso_local void @hyp(float %a, float %b, ptr %o) {
+entry:
+  %c = call float @coshf(float %a)
+  %s = call float @sinhf(float %a)
+  %t = call float @sinhf(float %b)
+  %q = fdiv float %c, %s
+  store float %q, ptr %o, align 4
+  ret void
+}
+"""
+
+
+def test_hyperbolic_sine_and_cosine_of_one_value_share_their_exponential() -> None:
+    # langevin's coshf(x) / sinhf(x): nvcc computes exp(|x|) and its reciprocal once; the
+    # sinhf of another value keeps its own
+    from ridgeline.counting.mathops import SINH_COSH_SHARED
+
+    h = instrument_ir(HYP_IR).blocks[0]
+    assert SINH_COSH_SHARED["sp"] == 7
+    assert h["sp"] == MATH_FLOPS["coshf"][1] + 2 * MATH_FLOPS["sinhf"][1] - 7 + 1

@@ -26,6 +26,7 @@ from ridgeline.counting.mathops import (
     MATH_FLOPS,
     MATH_PREFIX_SKIP,
     SIN_COS_REDUCTION,
+    SINH_COSH_SHARED,
 )
 
 __all__ = ["Instrumented", "instrument_ir", "wrap_omp_regions", "OMP_PREFIX", "function_refs",
@@ -164,7 +165,10 @@ def classify_call(name: str, hist: dict[str, float], fast_math: bool = False,
 
 
 _SIN_COS = {"sinf": ("sp", "sin"), "cosf": ("sp", "cos"), "sin": ("dp", "sin"),
-            "cos": ("dp", "cos")}
+            "cos": ("dp", "cos"), "sinhf": ("sp", "sinh"), "coshf": ("sp", "cosh"),
+            "sinh": ("dp", "sinh"), "cosh": ("dp", "cosh")}
+#: the first function of a pair whose shared work nvcc computes once -> (second, FLOPs saved)
+_SHARED_PAIRS = {"sin": ("cos", SIN_COS_REDUCTION), "sinh": ("cosh", SINH_COSH_SHARED)}
 
 
 def _sin_cos_call(line: str, name: str, key: str | None) -> tuple[str, str, str] | None:
@@ -179,12 +183,14 @@ def _sin_cos_call(line: str, name: str, key: str | None) -> tuple[str, str, str]
 
 def shared_sin_cos(calls: list[tuple[str, str, str]]) -> dict[str, float]:
     """FLOPs to take back where a block computes the sine and the cosine of one value: nvcc
-    inlines both with one range reduction between them (``SIN_COS_REDUCTION``)."""
+    inlines both with one range reduction between them (``SIN_COS_REDUCTION``); likewise the
+    hyperbolic sine and cosine, one exponential (``SINH_COSH_SHARED``)."""
     out: dict[str, float] = {}
     seen = set(calls)
     for prec, kind, arg in seen:
-        if kind == "sin" and (prec, "cos", arg) in seen:
-            out[prec] = out.get(prec, 0.0) + SIN_COS_REDUCTION[prec]
+        pair = _SHARED_PAIRS.get(kind)
+        if pair and (prec, pair[0], arg) in seen:
+            out[prec] = out.get(prec, 0.0) + pair[1][prec]
     return out
 
 

@@ -18,7 +18,7 @@ its own polynomial and quadrant fix-ups, ``instrument.shared_sin_cos``).
 from __future__ import annotations
 
 __all__ = ["MATH_FLOPS", "MATH_PREFIX_SKIP", "DIV_EXTRA", "RCP_EXTRA", "DDIV_SP_CHECK",
-           "SIN_COS_REDUCTION",
+           "SIN_COS_REDUCTION", "SINH_COSH_SHARED",
            "FAST_MATH_FLOPS", "APPROX_SQRTF_FLOPS"]
 
 #: name -> (precision when not given by the name, counted FLOPs per call)
@@ -76,6 +76,11 @@ DDIV_SP_CHECK = 2.0
 #: when a kernel takes the single-precision sine and cosine of the same value; the
 #: double-precision pair keeps two reductions (seen in nvcc 13's sm_86 SASS)
 SIN_COS_REDUCTION: dict[str, float] = {"sp": 7, "dp": 0}
+
+#: ``sinhf(x)`` and ``coshf(x)`` of one value: nvcc computes the exponential and its
+#: reciprocal once (langevin's ``coshf(x)/sinhf(x)``: 22 counted FLOPs for the pair, 24 where
+#: sinhf's small-argument polynomial runs, instead of 11 + 19); double precision not measured
+SINH_COSH_SHARED: dict[str, float] = {"sp": 7, "dp": 0}
 
 #: single-precision functions whose cost changes when nvcc builds with ``-use_fast_math``
 #: (the ``__sinf``-style approximations): one MUFU plus at most a multiply or two, read off
