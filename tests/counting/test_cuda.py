@@ -175,6 +175,15 @@ def test_shared_float_atomic_add_is_a_flop(toolchain: None, programs: Path) -> N
     assert one.flops_dp == 4 * (256 + extra) and one.flops_sp == 0
 
 
+def test_conditional_multiplies_count_where_their_condition_holds(toolchain: None,
+                                                                  programs: Path) -> None:
+    # the optimizer turns `if (pos < lo) vel *= damping` into a multiply by a select of the
+    # damping and 1, executed for every thread; nvcc predicates the FMUL instead. 1024
+    # particles below the box and 1023 above it: 2047 counted FLOPs, not 2 per particle
+    (r,) = count_run(programs / "clamp-cuda", "4096", gpu="rtx3080")
+    assert r.flops_sp == 2047
+
+
 def test_double_division_of_zero_takes_the_slow_path(toolchain: None, programs: Path) -> None:
     # 4096 divisions (15 counted DP FLOPs and an SP FFMA each on the fast path); the 2048
     # zero numerators leave it for the general routine, 17 more each; sampled blocks

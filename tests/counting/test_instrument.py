@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ridgeline.counting.instrument import (
     classify_call,
     instrument_ir,
@@ -269,3 +271,39 @@ def test_hyperbolic_sine_and_cosine_of_one_value_share_their_exponential() -> No
     h = instrument_ir(HYP_IR).blocks[0]
     assert SINH_COSH_SHARED["sp"] == 7
     assert h["sp"] == MATH_FLOPS["coshf"][1] + 2 * MATH_FLOPS["sinhf"][1] - 7 + 1
+
+
+SPEC_IR = """define dso_local void @g(float %x, float %y, float %d, float %r, ptr %o) {
+entry:
+  %c = fcmp olt float %x, %r
+  %m = fmul float %y, %d
+  %s = select i1 %c, float %m, float %y
+  %k = fcmp ogt float %x, 1.000000e+00
+  %t = select i1 %k, float 1.000000e+00, float %d
+  %u = fmul float %s, %t
+  %a = fadd float %x, %y
+  %b = select i1 %k, float %y, float %a
+  %w = fadd float %a, %b
+  store float %w, ptr %o, align 4
+  %e = fadd float %x, 1.000000e+00
+  %f = select i1 %c, float %e, float 1.000000e+00
+  store float %f, ptr %o, align 4
+  ret void
+}
+"""
+
+
+def test_operations_speculated_into_selects_count_under_their_condition() -> None:
+    # %m feeds only the select's true arm, the other arm being its operand %y (an update in
+    # place): counted where %c holds; %u multiplies by 1 unless %k is false: counted where %k
+    # is false; %a has a second use, %w none in a select, and %e's select chooses between it
+    # and a constant (computed, then selected): all three counted always
+    res = instrument_ir(SPEC_IR)
+    assert res.blocks[0]["sp"] == 3
+    text = res.text
+    m = re.search(r"(%__rl_f\w+) = select i1 %c, i64 1, i64 0", text)
+    assert m and re.search(r"%__rl_f\w+ = select i1 %k, i64 0, i64 1", text)
+    assert text.count("call void @__rl_count_extra(i32 0,") == 2
+    # the count for %m comes after the select that decides it
+    assert text.index("%s = select") < text.index(m.group(1))
+    assert "declare void @__rl_count_extra(i32, i64, i64)" in text
