@@ -28,6 +28,7 @@ from ridgeline.counting.mathops import (
     SIN_COS_REDUCTION,
     SINH_COSH_SHARED,
 )
+from ridgeline.counting.predicated import count_if, speculated
 
 __all__ = ["Instrumented", "instrument_ir", "wrap_omp_regions", "OMP_PREFIX", "function_refs",
            "reachable", "launch_roots", "local_arrays"]
@@ -562,87 +563,10 @@ def _array_hook(hook: str, arrays: set[str]) -> str:
     return "\n  ".join(out)
 
 
-_SELECT = re.compile(r"^\s*(%[-\w.$]+)\s*=\s*select\s+(?:(?:fast|nnan|ninf|nsz|arcp|contract|"
-                     r"afn|reassoc)\s+)*i1\s+(%[-\w.$]+),\s*(half|bfloat|float|double)\s+"
-                     r"(\S+),\s*(?:half|bfloat|float|double)\s+([^,\s]+)\s*$")
-_DEF = re.compile(r"^\s*(%[-\w.$]+)\s*=\s*(.*)$")
-_SPEC_OP = re.compile(r"^(?:fadd|fsub|fmul)\s|^(?:tail\s+)?call\b.*@llvm\.(?:fmuladd|fma)\.f\d+\(")
-_NAME = re.compile(r"%[-\w.$]+")
-#: the identity of an operation, as the optimizer puts it in a select's other arm
-_IDENTITY = {"fmul": ("1.000000e+00", "0x3FF0000000000000"),
-             "fadd": ("-0.000000e+00", "0x8000000000000000")}
-
-
-def _speculated(body: list[str]) -> dict[int, tuple[int, str, bool]]:
-    """Floating-point operations the CPU optimizer executes unconditionally that a GPU runs
-    under a predicate: {line of the operation: (line after which to count it, condition,
-    the condition's value that selects it)}.
-
-    ``if (c) y *= d`` reaches the counter as ``select c, (y * d), y`` or, folded further, as
-    ``y * (select c, d, 1.0)``; nvcc's ptxas makes the multiply a predicated FMUL that
-    counts only where ``c`` holds (particles' integrateSystemK: six boundary multiplies
-    counted per particle, none measured). An operation counts conditionally when its one use
-    is a select's arm in the same block and the other arm is one of its operands (an update
-    in place), or when it takes a select between a value and its identity (1 for a product,
-    -0 for a sum) that nothing else uses. What feeds a select between a result and a
-    constant stays unconditional: ptxas computes it and selects (dpid's ``f *= 1 - (sx -
-    x)``: the FADDs always run, only the FMUL is predicated)."""
-    uses: dict[str, int] = {}
-    for ln in body:
-        for n in _NAME.findall(ln):
-            uses[n] = uses.get(n, 0) + 1
-    defs: dict[str, int] = {}
-    operands: dict[str, set[str]] = {}
-    out: dict[int, tuple[int, str, bool]] = {}
-    idsel: dict[str, tuple[int, str, bool, str]] = {}
-    for i, ln in enumerate(body):
-        if _LABEL.match(ln):
-            defs.clear()
-            idsel.clear()
-            continue
-        m = _SELECT.match(ln)
-        if m:
-            sel, cond, _, a, b = m.groups()
-            for arm, other, want in ((a, b, True), (b, a, False)):
-                j = defs.get(arm)
-                if j is not None and uses.get(arm) == 2 and other in operands[arm]:
-                    out[j] = (i, cond, want)
-            if uses.get(sel) == 2:
-                for arm, other, want in ((b, a, True), (a, b, False)):
-                    for op, ids in _IDENTITY.items():
-                        if arm in ids:
-                            idsel[sel] = (i, cond, want, op)
-            continue
-        d = _DEF.match(ln)
-        if not d:
-            continue
-        if _SPEC_OP.match(d.group(2)):
-            defs[d.group(1)] = i
-            op = d.group(2).split()[0]
-            operands[d.group(1)] = set(_NAME.findall(d.group(2)))
-            for o in (operands[d.group(1)] if op in _IDENTITY else ()):
-                if o in idsel and idsel[o][3] == op:
-                    _, cond, want, _ = idsel[o]
-                    out[i] = (i, cond, want)
-    return out
-
-
-def _count_if(hist: dict[str, float], cond: str, want: bool, tmp: int) -> list[str]:
-    """Runtime calls that add *hist*'s FLOPs when *cond* is *want*."""
-    lines = []
-    for p, code in (("sp", 0), ("dp", 1), ("hp", 2)):
-        n = int(round(hist.get(p, 0)))
-        if n:
-            a, b = (n, 0) if want else (0, n)
-            lines += [f"  %__rl_f{tmp}{p} = select i1 {cond}, i64 {a}, i64 {b}",
-                      f"  call void @__rl_count_extra(i32 {code}, i64 %__rl_f{tmp}{p}, i64 0)"]
-    return lines
-
-
 def _instrument_body(body: list[str], fname: str, res: Instrumented,
                      fast_math: bool = False, approx_sqrt: bool = False) -> list[str]:
     arrays = local_arrays(body)
-    spec = _speculated(body)
+    spec = speculated(body)
     pending: dict[int, list[str]] = {}  # line -> conditional counts to add after it
     out: list[str] = []
     k = 0
@@ -682,7 +606,7 @@ def _instrument_body(body: list[str], fname: str, res: Instrumented,
                     trig.append(sc)
             if k in spec:
                 at, cond, want = spec[k]
-                pending.setdefault(at, []).extend(_count_if(target, cond, want, tmp))
+                pending.setdefault(at, []).extend(count_if(target, cond, want, tmp))
                 tmp += 1
             out.append(ln)
             out.extend(pending.pop(k, []))
