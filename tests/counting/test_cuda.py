@@ -175,6 +175,14 @@ def test_shared_float_atomic_add_is_a_flop(toolchain: None, programs: Path) -> N
     assert one.flops_dp == 4 * (256 + extra) and one.flops_sp == 0
 
 
+def test_reciprocals_and_divisions_by_minus_one(toolchain: None, programs: Path) -> None:
+    # 1/x: nvcc's reciprocal, 5 counted FLOPs (float) and 10 (double); m * (-1/d) + 1: a
+    # division (10), which the CPU optimizer would have folded into a reciprocal, and an FFMA
+    recs = {r.kernel: r for r in count_run(programs / "recip-cuda", "1024", gpu="rtx3080")}
+    assert recs["recip"].flops_sp == 1024 * 5 and recs["recip"].flops_dp == 1024 * 10
+    assert recs["scale"].flops_sp == 1024 * 12
+
+
 def test_conditional_multiplies_count_where_their_condition_holds(toolchain: None,
                                                                   programs: Path) -> None:
     # the optimizer turns `if (pos < lo) vel *= damping` into a multiply by a select of the

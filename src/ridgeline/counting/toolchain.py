@@ -15,6 +15,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from ridgeline.counting.divisions import keep_negative_one_divisions
 from ridgeline.counting.instrument import (
     OMP_PREFIX,
     function_refs,
@@ -142,11 +143,11 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
         ll0, ll1 = (workdir / f"{stem}.{k}.ll" for k in ("o0", "opt"))
         _run([tc.clang, *_front_flags(spec, src), str(src), "-o", str(ll0)],
              f"clang on {src.name}", timeout=timeout)
-        text = ll0.read_text()
+        text = keep_negative_one_divisions(ll0.read_text())
         if spec.model == "omp":
             text, names = wrap_omp_regions(text)
             kernels += names
-            ll0.write_text(text)
+        ll0.write_text(text)
         # no vectorization: per-thread scalar code is what a GPU thread executes. Loop
         # strength reduction (a code-generation pass, run here before counting) turns index
         # arithmetic into pointer increments as the GPU's compilers do: hellinger's inner
