@@ -8,8 +8,8 @@ FADD/FMUL (1) and FFMA (2) instructions, and their DADD/DMUL/DFMA double twins, 
 the kernel's start to its first unpredicated EXIT (the fast path; slow paths sit after it),
 leaving out predicated instructions (fix-ups for denormal or huge inputs, off for ordinary
 ones). A subroutine the fast path calls unconditionally (no conditional branch jumps over the
-call: double ``pow``'s logarithm and exponential) is summed the same way from its entry to its first RET. Printed beside the
-table's current value. Needs nvcc and cuobjdump (PATH, the CUDA
+call: double ``pow``'s logarithm and exponential) is summed the same way from its entry to its
+first RET. Printed beside the table's current value. Needs nvcc and cuobjdump (PATH, the CUDA
 folder or PyPI nvidia-cuda-cuobjdump).
 """
 
@@ -30,7 +30,9 @@ UNARY_SP = ["sqrtf", "expf", "exp2f", "exp10f", "expm1f", "logf", "log2f", "log1
             "cbrtf", "erff", "erfcf", "rsqrtf"]
 BINARY_SP = ["powf", "atan2f", "hypotf", "fmodf"]
 WEIGHTS = {"FADD": 1, "FMUL": 1, "FFMA": 2, "DADD": 1, "DMUL": 1, "DFMA": 2}
-_INSN = re.compile(r"/\*([0-9a-f]{4})\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)(?:\.[\w.]+)?\s*(?:!?U?P\w+,\s*)?(0x[0-9a-f]+)?")
+#: address, guard predicate, opcode, branch/call target (after an optional predicate operand)
+_INSN = re.compile(r"/\*([0-9a-f]{4})\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)(?:\.[\w.]+)?\s*"
+                   r"(?:!?U?P\w+,\s*)?(0x[0-9a-f]+)?")
 
 
 def _kernel(name: str, ty: str, nargs: int, expr: str = "") -> str:
