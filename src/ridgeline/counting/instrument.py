@@ -451,11 +451,12 @@ def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("
     out.append("declare void @__rl_fatomic(ptr, i32)")
     out.append("declare void @__rl_ddiv(double, double, double)")
     out.append("declare void @__rl_vol(ptr)")
-    if "%__rl_f" in "\n".join(out) and not re.search(r"^declare [^@]*@__rl_count_extra\(",
-                                                     text, re.M):
-        out.append("declare void @__rl_count_extra(i32, i64, i64)")
     out.append("@__rl_bbc = external global [0 x i64]")
     res.text = "\n".join(out) + "\n"
+    # predicated operations count through the runtime's extras (``predicated.count_if``)
+    if "%__rl_f" in res.text and not re.search(r"^declare [^@]*@__rl_count_extra\(", text,
+                                               re.M):
+        res.text += "declare void @__rl_count_extra(i32, i64, i64)\n"
     return res
 
 
