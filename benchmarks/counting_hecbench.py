@@ -216,6 +216,45 @@ def _same_but_signedness(ours: str, profiled: str) -> bool:
     return ours.translate(_UNSIGNED).endswith(profiled.translate(_UNSIGNED))
 
 
+def _untemplated(mangled: str) -> str:
+    """An Itanium-mangled region name without the template-argument lists of its function
+    name: ``_Z5scaleIfEvPT_i_l41`` and ``_Z5scaleIdEvPT_i_l41`` read alike (a name that is
+    not mangled comes back unchanged)."""
+    i = mangled.find("_Z")
+    if i < 0:
+        return mangled
+    out, i, n = [mangled[:i + 2]], i + 2, len(mangled)
+    nested = i < n and mangled[i] == "N"
+    if nested:
+        out.append("N")
+        i += 1
+    while i < n and mangled[i].isdigit():
+        j = i
+        while j < n and mangled[j].isdigit():
+            j += 1
+        end = j + int(mangled[i:j])
+        out.append(mangled[i:end])
+        i = end
+        if i < n and mangled[i] == "I":  # template arguments, up to the matching E
+            depth, i = 1, i + 1
+            while i < n and depth:
+                c = mangled[i]
+                if c == "L":  # a literal (Li16E): up to its E
+                    i = mangled.find("E", i) + 1 or n
+                    continue
+                if c.isdigit():  # a source name: skip its characters
+                    j = i
+                    while j < n and mangled[j].isdigit():
+                        j += 1
+                    i = j + int(mangled[i:j])
+                    continue
+                depth += 1 if c in "INX" else -1 if c == "E" else 0
+                i += 1
+        if not nested:
+            break
+    return "".join(out) + mangled[i:]
+
+
 def _line_of(name: str) -> int:
     m = _LINE.match(name)
     return int(m.group(2)) if m else 0
@@ -229,7 +268,20 @@ def _match(model: str, gt_kernel: str, launches: list[dict], gt_all: list[str],
     if model == "omp":
         ours = sorted({r["kernel"] for r in launches})
         target = _omp_pairs(gt_all, ours).get(gt_kernel)
-        return [r for r in launches if r["kernel"] == target]
+        if target is None:
+            return []
+        # the region's other template instantiations (same line, same name once template
+        # arguments are dropped) are candidates too when they compute in another precision
+        # (float / double / none): _assign pairs rows with them by their SP and DP FLOPs;
+        # instantiations alike in that respect cannot be told apart, the paired one serves
+        def precision(kernel: str) -> tuple[bool, bool]:
+            first = next(r for r in launches if r["kernel"] == kernel)
+            return bool(first.get("flops_sp")), bool(first.get("flops_dp"))
+        twins = {precision(target): target}
+        for o in ours:
+            if _untemplated(o) == _untemplated(target):
+                twins.setdefault(precision(o), o)
+        return [r for r in launches if r["kernel"] in twins.values()]
     # the name itself, or the kernel it was renamed from (the predictor's rule), unless that
     # kernel is profiled under its own name too
     k = match_kernel(gt_kernel, [r["kernel"] for r in launches], model)
@@ -284,7 +336,7 @@ def _assign(grp: pd.DataFrame, means: dict[tuple[str, int], dict],
         same = [v for v in sorted(means) if row_shape in shapes[v]]
         pool = [v for v in same if v in free] or same or free or sorted(means)
         best = min(pool, key=dist)
-        if best in free and len(free) > 1:
+        if best in free:
             free.remove(best)
         out.append(best)
     return out

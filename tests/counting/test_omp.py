@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ridgeline.counting import count_run
+from ridgeline.counting.omp import short_region_name
 from ridgeline.counting.records import LAUNCH_DRAM_FLOOR
 
 pytestmark = pytest.mark.slow
@@ -255,3 +256,13 @@ def test_reductions_count_the_gpu_reduction_trees(libomp: None, programs: Path) 
     assert team.flops_dp == 4 * (64 * (1 + 6) + 32 + 2)
     # max: compares and selects, no FLOP
     assert biggest.flops_dp == 0 and biggest.flops_sp == 0
+
+
+def test_nowait_regions_are_counted_one_after_another(libomp: None, programs: Path) -> None:
+    # `target ... nowait` regions become tasks that libomp would hand to its hidden helper
+    # threads, beside the host loop launching the next ones; they run on the encountering
+    # thread instead, and every launch keeps its own counts: 2 FLOPs per element, 4096
+    # elements in the first region, 2048 in the second, four passes
+    recs = count_run(programs / "nowait-omp", "4096 4", gpu="rtx3080", launches=4)
+    assert [r.flops_sp for r in recs] == [8192.0, 4096.0] * 4
+    assert [short_region_name(r.kernel) for r in recs][:2] == ["main_l17", "main_l21"]

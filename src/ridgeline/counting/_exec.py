@@ -68,6 +68,10 @@ def build_and_count(backend: str, program_dir: Path, spec: BuildSpec, args: list
                "RL_SKIP_AFTER": "1" if opts.skip_after else "0",
                "RL_KERNEL": opts.kernel or "", "RL_L2": ",".join(map(str, sizes)),
                "OMP_NUM_THREADS": "1", "RL_FULL_THREADS": str(opts.full_threads),
+               # `target ... nowait` regions run on the encountering thread, one after
+               # another: libomp's hidden helper threads would run them beside the host
+               # code and interleave launches (whose counts then mix)
+               "LIBOMP_USE_HIDDEN_HELPER_TASK": "0",
                "RL_SAMPLE_BLOCKS": str(opts.sample_blocks),
                "RL_SAMPLE_MAX": str(opts.sample_max),
                "RL_SAMPLE_BUDGET": str(opts.sample_budget),
