@@ -13,7 +13,12 @@ from ridgeline.counting.instrument import (
     type_size,
     wrap_omp_regions,
 )
-from ridgeline.counting.mathops import FAST_MATH_FLOPS, MATH_FLOPS, SIN_COS_REDUCTION
+from ridgeline.counting.mathops import (
+    FAST_MATH_FLOPS,
+    FAST_SIN_COS_SHARED,
+    MATH_FLOPS,
+    SIN_COS_REDUCTION,
+)
 
 IR = """define dso_local void @k(ptr %x, ptr %y, i64 %n) {
 entry:
@@ -99,6 +104,27 @@ def test_sine_and_cosine_of_one_value_share_their_range_reduction() -> None:
     assert h["dp"] == MATH_FLOPS["sin"][1] + MATH_FLOPS["cos"][1]
 
 
+INTRINSIC_SIN_COS_IR = """define dso_local void @f(float %a, float %b, ptr %o) {
+entry:
+  %s = call float @__rl_sinf_fast(float %a)
+  %c = call float @__rl_cosf_fast(float %a)
+  %d = call float @__rl_cosf_fast(float %b)
+  %e = fadd float %s, %c
+  %f = fadd float %e, %d
+  store float %f, ptr %o, align 4
+  ret void
+}
+"""
+
+
+def test_approximate_sine_and_cosine_of_one_value_share_their_multiply() -> None:
+    # __sinf(a) and __cosf(a): one FMUL.RZ by 1/(2 pi) feeds MUFU.SIN and MUFU.COS (fhd);
+    # __cosf(b) keeps its own; two adds
+    h = instrument_ir(INTRINSIC_SIN_COS_IR).blocks[0]
+    assert FAST_SIN_COS_SHARED["sp"] == 1
+    assert h["sp"] == 3 * MATH_FLOPS["__rl_sinf_fast"][1] - 1 + 2
+
+
 FAST_IR = """define dso_local void @f(float %a, float %b, double %c, ptr %o) {
 entry:
   %p = call float @powf(float %a, float %b)
@@ -116,10 +142,11 @@ entry:
 def test_fast_math_counts_the_approximate_single_precision_sequences() -> None:
     default = instrument_ir(FAST_IR).blocks[0]
     fast = instrument_ir(FAST_IR, fast_math=True).blocks[0]
-    # powf, sinf and cosf become one MUFU and a multiply or so; the float division no longer
-    # refines (no div_sp to add DIV_EXTRA to); double precision keeps its full sequences
+    # powf, sinf and cosf become one MUFU and a multiply or so (the sine and cosine of %a
+    # share their multiply); the float division no longer refines (no div_sp to add
+    # DIV_EXTRA to); double precision keeps its full sequences
     assert fast["sp"] == (FAST_MATH_FLOPS["powf"] + FAST_MATH_FLOPS["sinf"]
-                          + FAST_MATH_FLOPS["cosf"] + 1)
+                          + FAST_MATH_FLOPS["cosf"] - FAST_SIN_COS_SHARED["sp"] + 1)
     assert "div_sp" not in fast and default["div_sp"] == 1
     assert default["sp"] == (MATH_FLOPS["powf"][1] + MATH_FLOPS["sinf"][1]
                              + MATH_FLOPS["cosf"][1] - SIN_COS_REDUCTION["sp"] + 1)

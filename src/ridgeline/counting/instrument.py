@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from ridgeline.counting.mathops import (
     APPROX_SQRTF_FLOPS,
     FAST_MATH_FLOPS,
+    FAST_SIN_COS_SHARED,
     MATH_FLOPS,
     MATH_PREFIX_SKIP,
     SIN_COS_REDUCTION,
@@ -167,17 +168,23 @@ def classify_call(name: str, hist: dict[str, float], fast_math: bool = False,
 
 _SIN_COS = {"sinf": ("sp", "sin"), "cosf": ("sp", "cos"), "sin": ("dp", "sin"),
             "cos": ("dp", "cos"), "sinhf": ("sp", "sinh"), "coshf": ("sp", "cosh"),
-            "sinh": ("dp", "sinh"), "cosh": ("dp", "cosh")}
+            "sinh": ("dp", "sinh"), "cosh": ("dp", "cosh"),
+            "__rl_sinf_fast": ("sp", "fsin"), "__rl_cosf_fast": ("sp", "fcos")}
 #: the first function of a pair whose shared work nvcc computes once -> (second, FLOPs saved)
-_SHARED_PAIRS = {"sin": ("cos", SIN_COS_REDUCTION), "sinh": ("cosh", SINH_COSH_SHARED)}
+_SHARED_PAIRS = {"sin": ("cos", SIN_COS_REDUCTION), "sinh": ("cosh", SINH_COSH_SHARED),
+                 "fsin": ("fcos", FAST_SIN_COS_SHARED)}
 
 
-def _sin_cos_call(line: str, name: str, key: str | None) -> tuple[str, str, str] | None:
-    """(precision, "sin" or "cos", argument) of a call that *classify_call* resolved to a
-    scalar sine or cosine (*key*), else None."""
+def _sin_cos_call(line: str, name: str, key: str | None,
+                  fast_math: bool = False) -> tuple[str, str, str] | None:
+    """(precision, kind, argument) of a call that *classify_call* resolved to a scalar sine
+    or cosine (*key*; ``fsin`` / ``fcos`` for the approximate ones, which ``sinf`` and
+    ``cosf`` become under *fast_math*), else None."""
     kind = _SIN_COS.get(key or "")
     if kind is None:
         return None
+    if fast_math and kind in (("sp", "sin"), ("sp", "cos")):
+        kind = ("sp", "f" + kind[1])
     args = line[line.index(f"@{name}(") + len(name) + 2:]
     return kind[0], kind[1], split_top(args.rsplit(")", 1)[0])[0].strip()
 
@@ -185,7 +192,8 @@ def _sin_cos_call(line: str, name: str, key: str | None) -> tuple[str, str, str]
 def shared_sin_cos(calls: list[tuple[str, str, str]]) -> dict[str, float]:
     """FLOPs to take back where a block computes the sine and the cosine of one value: nvcc
     inlines both with one range reduction between them (``SIN_COS_REDUCTION``); likewise the
-    hyperbolic sine and cosine, one exponential (``SINH_COSH_SHARED``)."""
+    hyperbolic sine and cosine, one exponential (``SINH_COSH_SHARED``), and the approximate
+    ones, one multiply (``FAST_SIN_COS_SHARED``)."""
     out: dict[str, float] = {}
     seen = set(calls)
     for prec, kind, arg in seen:
@@ -602,7 +610,7 @@ def _instrument_body(body: list[str], fname: str, res: Instrumented,
             cm = _CALL.search(ln)
             if cm:
                 key = classify_call(cm.group(1), target, fast_math, approx_sqrt)
-                sc = _sin_cos_call(ln, cm.group(1), key)
+                sc = _sin_cos_call(ln, cm.group(1), key, fast_math)
                 if sc:
                     trig.append(sc)
             if k in spec:
@@ -615,9 +623,8 @@ def _instrument_body(body: list[str], fname: str, res: Instrumented,
             if ddiv:
                 out.append(ddiv)
             k += 1
-        if not fast_math:
-            for prec, saved in shared_sin_cos(trig).items():
-                hist[prec] -= saved
+        for prec, saved in shared_sin_cos(trig).items():
+            hist[prec] -= saved
         res.blocks[bid] = hist
         res.block_func[bid] = fname
     return out

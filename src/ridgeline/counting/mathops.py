@@ -83,11 +83,16 @@ SIN_COS_REDUCTION: dict[str, float] = {"sp": 7, "dp": 0}
 #: sinhf's small-argument polynomial runs, instead of 11 + 19); double precision not measured
 SINH_COSH_SHARED: dict[str, float] = {"sp": 7, "dp": 0}
 
+#: ``__sinf(x)`` and ``__cosf(x)`` of one value (or ``__sincosf``, or ``sinf`` and ``cosf``
+#: under ``-use_fast_math``): one ``FMUL.RZ`` by 1/(2 pi) feeds both ``MUFU.SIN`` and
+#: ``MUFU.COS`` (nvcc 13, sm_86; fhd's loop: 15 FLOPs per iteration measured, 16 without)
+FAST_SIN_COS_SHARED: dict[str, float] = {"sp": 1, "dp": 0}
+
 #: single-precision functions whose cost changes when nvcc builds with ``-use_fast_math``
 #: (the ``__sinf``-style approximations): one MUFU plus at most a multiply or two, read off
 #: nvcc 13's sm_86 SASS the same way. Division becomes a reciprocal and a multiply (no
-#: refinement: ``DIV_EXTRA`` does not apply), the sine and cosine of one value no longer share
-#: a range reduction.
+#: refinement: ``DIV_EXTRA`` does not apply); the sine and cosine of one value share only
+#: their multiply (``FAST_SIN_COS_SHARED``).
 FAST_MATH_FLOPS: dict[str, float] = {
     "sinf": 1, "cosf": 1, "tanf": 2, "expf": 1, "exp10f": 1, "logf": 1, "log10f": 1,
     "log2f": 0, "powf": 1, "sqrtf": 0, "tanhf": 0, "hypotf": 7,
