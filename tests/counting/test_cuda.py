@@ -321,3 +321,10 @@ def test_a_launch_sized_by_a_sampled_kernel_is_counted_on_the_rerun(toolchain: N
     assert by["use"].grid == (16, 1, 1)
     assert by["use"].flops_sp == 16 * 256
     assert by["flag"].blocks_total == 4096
+
+
+def test_a_product_fuses_into_each_sum_that_uses_it(toolchain: None, programs: Path) -> None:
+    # t = (p + q + r + s) / 2 and p - t, q - t, t - r, t - s: nvcc 13 emits 3 FADDs and
+    # 4 FFMAs per group (sm_86 SASS), 11 FLOPs, where the CPU build has 1 multiply and 7 adds
+    (r,) = count_run(programs / "hadamard-cuda", "4096", gpu="rtx3080")
+    assert r.flops_sp == 11 * 4096

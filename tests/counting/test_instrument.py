@@ -334,3 +334,42 @@ def test_operations_speculated_into_selects_count_under_their_condition() -> Non
     # the count for %m comes after the select that decides it
     assert text.index("%s = select") < text.index(m.group(1))
     assert "declare void @__rl_count_extra(i32, i64, i64)" in text
+
+
+FMA_IR = """define dso_local void @h(float %p, float %q, float %r, float %s, ptr %o) {
+entry:
+  %a = fadd float %p, %q
+  %b = fadd float %a, %r
+  %sum = fadd float %b, %s
+  %t = fmul float %sum, 5.000000e-01
+  %p1 = fsub float %p, %t
+  %q1 = fsub float %q, %t
+  %r1 = fsub float %t, %r
+  %s1 = fsub float %t, %s
+  store float %p1, ptr %o, align 4
+  store float %q1, ptr %o, align 4
+  store float %r1, ptr %o, align 4
+  store float %s1, ptr %o, align 4
+  %u = fmul float %p, %q
+  %v = fadd float %u, %r
+  store float %u, ptr %o, align 4
+  store float %v, ptr %o, align 4
+  br label %next
+next:
+  %w = fadd float %u, %r
+  store float %w, ptr %o, align 4
+  ret void
+}
+"""
+
+
+def test_products_fuse_into_every_sum_using_them_when_the_gpu_contracts() -> None:
+    # rng-wallace's Hadamard step: t = (p + q + r + s) / 2 and four differences with t are
+    # 3 FADDs and four FFMAs on the GPU (11), one multiply and seven adds here (8); %u is
+    # also stored, so its FMUL stays beside the FFMA (3, as counted); %w, in another block,
+    # does not fuse
+    plain = instrument_ir(FMA_IR).blocks
+    fused = instrument_ir(FMA_IR, contract=True).blocks
+    assert plain[0]["sp"] == 10 and plain[1]["sp"] == 1
+    assert fused[0]["sp"] == 3 + 4 * 2 + 3
+    assert fused[1]["sp"] == 1

@@ -16,6 +16,7 @@ from ridgeline.counting.program import (
     library_sources,
     makefile_defines,
     makefile_fast_math,
+    makefile_no_fmad,
     makefile_includes,
     makefile_std,
     sibling_ports,
@@ -116,7 +117,7 @@ class CudaBackend(Backend):
                 std=std,
                 extra_flags=["-Wno-register", *_sibling_includes(program_dir)],
                 fast_math=makefile_fast_math(program_dir), fold_math=opts.fold_math,
-                approx_sqrt=opts.approx_sqrt,
+                approx_sqrt=opts.approx_sqrt, contract=not makefile_no_fmad(program_dir),
                 library=[c for s, c in zip(srcs, copies, strict=True) if s in library],
             )
             return build_and_count(self.name, program_dir, spec, args, opts, retry_valid=True)

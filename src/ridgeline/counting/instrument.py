@@ -29,6 +29,7 @@ from ridgeline.counting.mathops import (
     SIN_COS_REDUCTION,
     SINH_COSH_SHARED,
 )
+from ridgeline.counting.contraction import fused_multiplies
 from ridgeline.counting.predicated import count_if, speculated
 
 __all__ = ["Instrumented", "instrument_ir", "wrap_omp_regions", "OMP_PREFIX", "function_refs",
@@ -416,11 +417,13 @@ def reachable(graph: dict[str, set[str]], roots: tuple[str, ...],
 
 def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("__rl_",),
                   omp: bool = False, only: set[str] | None = None,
-                  fast_math: bool = False, approx_sqrt: bool = False) -> Instrumented:
+                  fast_math: bool = False, approx_sqrt: bool = False,
+                  contract: bool = False) -> Instrumented:
     """Instrument every function defined in *text* except those starting with *skip_funcs*
     (and, when *only* is given, those not in it: host code then runs uninstrumented).
     *fast_math*: the GPU build uses approximate single-precision math (FAST_MATH_FLOPS);
-    *approx_sqrt*: its ``sqrtf`` is the approximate one (APPROX_SQRTF_FLOPS)."""
+    *approx_sqrt*: its ``sqrtf`` is the approximate one (APPROX_SQRTF_FLOPS); *contract*:
+    it fuses products into every sum using them (contraction.fused_multiplies)."""
     res = Instrumented(text="", next_id=first_id)
     out: list[str] = []
     lines = text.split("\n")
@@ -441,7 +444,7 @@ def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("
         if fname.startswith(skip_funcs) or (only is not None and fname not in only):
             out.extend(body)
         else:
-            out.extend(_instrument_body(body, fname, res, fast_math, approx_sqrt))
+            out.extend(_instrument_body(body, fname, res, fast_math, approx_sqrt, contract))
         out.append("}")
         i = j + 1
     if omp:
@@ -573,9 +576,11 @@ def _array_hook(hook: str, arrays: set[str]) -> str:
 
 
 def _instrument_body(body: list[str], fname: str, res: Instrumented,
-                     fast_math: bool = False, approx_sqrt: bool = False) -> list[str]:
+                     fast_math: bool = False, approx_sqrt: bool = False,
+                     contract: bool = False) -> list[str]:
     arrays = local_arrays(body)
     spec = speculated(body)
+    fused = fused_multiplies(body) if contract else {}
     pending: dict[int, list[str]] = {}  # line -> conditional counts to add after it
     out: list[str] = []
     k = 0
@@ -607,6 +612,8 @@ def _instrument_body(body: list[str], fname: str, res: Instrumented,
             if k in spec:
                 target = {}
             _static_ops(ln, target, fast_math)
+            if k in fused:
+                _add(target, *fused[k])
             cm = _CALL.search(ln)
             if cm:
                 key = classify_call(cm.group(1), target, fast_math, approx_sqrt)

@@ -7,6 +7,7 @@ import shlex
 from pathlib import Path
 
 __all__ = ["sources_of", "library_sources", "makefile_defines", "makefile_fast_math",
+           "makefile_no_fmad",
            "makefile_includes", "makefile_run_args",
            "makefile_std", "makefile_active_lines", "makefile_mentioned_sources",
            "makefile_cxx_driver", "sibling_ports", "compile_commands_defines"]
@@ -234,6 +235,13 @@ def makefile_fast_math(program_dir: Path) -> bool:
     offload compiler kept the accurate device math (aidw-omp, minkowski-omp)."""
     text = "\n".join(makefile_active_lines(program_dir))
     return re.search(r"(?<![\w-])--?use_fast_math\b", text) is not None
+
+
+def makefile_no_fmad(program_dir: Path) -> bool:
+    """Whether the Makefile's active lines turn nvcc's multiply-add fusion off
+    (``--fmad=false``; a commented-out flag, as kalman's, does not count)."""
+    text = "\n".join(makefile_active_lines(program_dir))
+    return re.search(r"(?<![\w-])--?fmad[= ]false\b", text) is not None
 
 
 def makefile_includes(program_dir: Path) -> list[Path]:

@@ -79,6 +79,9 @@ class BuildSpec:
     #: the GPU build's ``sqrtf`` is the approximate one (libdevice under clang: see
     #: mathops.APPROX_SQRTF_FLOPS)
     approx_sqrt: bool = False
+    #: the GPU compiler fuses a product into every sum that uses it (nvcc's default
+    #: ``-fmad=true``; clang's CUDA default too): see contraction.fused_multiplies
+    contract: bool = False
     #: sources (among *sources*) of a static library the program links: their objects go
     #: into an archive, so only those the program needs are linked, as with the library's
     #: own ``ar`` build (unused objects may reference what nothing defines)
@@ -183,7 +186,7 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
         ll2 = workdir / f"{stem}.inst.ll"
         inst = instrument_ir(ll1.read_text(), first_id=next_id, omp=spec.model == "omp",
                              only=only, fast_math=spec.fast_math,
-                             approx_sqrt=spec.approx_sqrt)
+                             approx_sqrt=spec.approx_sqrt, contract=spec.contract)
         next_id = inst.next_id
         blocks.update(inst.blocks)
         ll2.write_text(inst.text)
