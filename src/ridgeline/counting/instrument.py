@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ridgeline.counting.contraction import fused_multiplies
 from ridgeline.counting.mathops import (
     APPROX_SQRTF_FLOPS,
     FAST_MATH_FLOPS,
@@ -29,7 +30,6 @@ from ridgeline.counting.mathops import (
     SIN_COS_REDUCTION,
     SINH_COSH_SHARED,
 )
-from ridgeline.counting.contraction import fused_multiplies
 from ridgeline.counting.predicated import count_if, speculated
 
 __all__ = ["Instrumented", "instrument_ir", "wrap_omp_regions", "OMP_PREFIX", "function_refs",
