@@ -328,3 +328,12 @@ def test_a_product_fuses_into_each_sum_that_uses_it(toolchain: None, programs: P
     # 4 FFMAs per group (sm_86 SASS), 11 FLOPs, where the CPU build has 1 multiply and 7 adds
     (r,) = count_run(programs / "hadamard-cuda", "4096", gpu="rtx3080")
     assert r.flops_sp == 11 * 4096
+
+
+def test_a_sign_product_stays_a_multiply(toolchain: None, programs: Path) -> None:
+    # sign * (1 - 2 * negative) is an I2F and an FMUL per value in nvcc 13's SASS (ldpc's
+    # check-node update); the CPU optimizer would make it a select of -sign and sign.
+    # c ? -s : s is an FSEL on the GPU: no FLOP. 1024 rows of 8 values
+    recs = {r.kernel: r for r in count_run(programs / "sign-cuda", "1024 8", gpu="rtx3080")}
+    assert recs["product_sign"].flops_sp == 1024 * 8
+    assert recs["select_sign"].flops_sp == 0

@@ -1,9 +1,9 @@
 """Multiplies that nvcc fuses into each of their sums (``-fmad=true``, its default).
 
-A product used by several additions becomes one FFMA per addition: nvcc's code generator
-fuses aggressively, whatever the product's other uses, within a basic block. The CPU build
-keeps the product once (``t = s * 0.5; p - t; q - t`` is one multiply and two subtractions,
-3 counted FLOPs; the GPU runs two FFMAs, 4). rng-wallace's Hadamard steps count 11 FLOPs on
+A product used only by additions becomes one FFMA per addition: nvcc's code generator fuses
+it into each of them within a basic block. The CPU build keeps the product once (``t = s *
+0.5; p - t; q - t`` is one multiply and two subtractions, 3 counted FLOPs; the GPU runs two
+FFMAs, 4). rng-wallace's Hadamard steps count 11 FLOPs on
 the GPU for 8 here; the OpenMP ports, built without cross-statement contraction, measure 8.
 """
 
@@ -31,31 +31,57 @@ def fused_multiplies(body: list[str]) -> dict[int, tuple[str, float]]:
     """FLOPs to add at lines of one function's *body* where nvcc fuses products into sums:
     {line: (precision, FLOPs)}.
 
-    An addition or subtraction with an operand that a multiply of the same type and block
-    computed becomes an FFMA (one more counted FLOP; with two such operands the product with
-    fewer uses is fused, as LLVM's combiner prefers); a multiply whose every use was fused
-    disappears (one FLOP fewer). A product with one use thus counts the same either way."""
+    A multiply whose every use is an addition or subtraction of the same type in its block
+    disappears into them (one FLOP fewer; each of them becomes an FFMA, one more). A product
+    that is also stored, compared or used elsewhere stays an FMUL and its sums stay FADDs
+    (ldpc's ``R_temp``, stored and subtracted: FMUL and FADD in nvcc 13's SASS; cbsfil's
+    recursion). Where a sum adds two such products, the one with fewer uses fuses (LLVM's
+    combiner's preference) and the other stays. A product with one use thus counts the same
+    either way."""
     uses: dict[str, int] = {}
     for ln in body:
         for n in _NAME.findall(ln):
             uses[n] = uses.get(n, 0) + 1
     out: dict[int, tuple[str, float]] = {}
+
+    def add(line: int, prec: str, n: float) -> None:
+        out[line] = (prec, out.get(line, (prec, 0.0))[1] + n)
+
+    def close_block(muls: dict[str, tuple[int, str]],
+                    sums: list[tuple[int, str, list[str]]]) -> None:
+        # products every use of which is one of this block's sums of their type
+        seen: dict[str, int] = {}
+        for _, _, ops in sums:
+            for x in set(ops):
+                seen[x] = seen.get(x, 0) + ops.count(x)
+        fusable = {x for x in muls if seen.get(x, 0) == uses.get(x, 0) - 1}
+        while True:  # a sum fuses one product: the other one then stays a multiply
+            taken: dict[int, str] = {}
+            blocked = set()
+            for line, _, ops in sums:
+                cands = [x for x in ops if x in fusable]
+                if not cands:
+                    continue
+                pick = min(cands, key=lambda x: uses.get(x, 0))
+                taken[line] = pick
+                blocked.update(x for x in cands if x != pick)
+            if not blocked:
+                break
+            fusable -= blocked
+        for line, ty, _ in sums:
+            if line in taken:
+                add(line, *_one(ty))
+        for x in fusable:
+            line, ty = muls[x]
+            prec, lanes = _prec_lanes(ty)
+            add(line, prec, -lanes)
+
     muls: dict[str, tuple[int, str]] = {}  # this block's products: name -> (line, type)
-    fused: dict[str, int] = {}  # product -> additions it was fused into
-    where: dict[str, tuple[int, str]] = {}
-
-    def close_block() -> None:
-        for name, n in fused.items():
-            line, ty = where[name]
-            if n == uses.get(name, 0) - 1:  # every use (all but the definition) fused
-                prec, lanes = _prec_lanes(ty)
-                out[line] = (prec, out.get(line, (prec, 0.0))[1] - lanes)
-        muls.clear()
-        fused.clear()
-
+    sums: list[tuple[int, str, list[str]]] = []  # this block's sums using one of them
     for i, ln in enumerate(body):
         if _LABEL.match(ln):
-            close_block()
+            close_block(muls, sums)
+            muls, sums = {}, []
             continue
         m = _OP.match(ln)
         if not m:
@@ -63,14 +89,14 @@ def fused_multiplies(body: list[str]) -> dict[int, tuple[str, float]]:
         name, op, ty, a, b = m.groups()
         if op == "fmul":
             muls[name] = (i, ty)
-            where[name] = (i, ty)
             continue
-        cands = [x for x in (a, b) if x in muls and muls[x][1] == ty]
-        if not cands:
-            continue
-        pick = min(cands, key=lambda x: uses.get(x, 0))  # ties: the first operand
-        fused[pick] = fused.get(pick, 0) + 1
-        prec, lanes = _prec_lanes(ty)
-        out[i] = (prec, out.get(i, (prec, 0.0))[1] + lanes)
-    close_block()
+        ops = [x for x in (a, b) if x in muls and muls[x][1] == ty]
+        if ops:
+            sums.append((i, ty, ops))
+    close_block(muls, sums)
     return out
+
+
+def _one(ty: str) -> tuple[str, float]:
+    prec, lanes = _prec_lanes(ty)
+    return prec, float(lanes)

@@ -15,7 +15,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from ridgeline.counting.divisions import keep_negative_one_divisions
+from ridgeline.counting.divisions import keep_negative_one_divisions, keep_sign_products
 from ridgeline.counting.instrument import (
     OMP_PREFIX,
     function_refs,
@@ -146,7 +146,7 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
         ll0, ll1 = (workdir / f"{stem}.{k}.ll" for k in ("o0", "opt"))
         _run([tc.clang, *_front_flags(spec, src), str(src), "-o", str(ll0)],
              f"clang on {src.name}", timeout=timeout)
-        text = keep_negative_one_divisions(ll0.read_text())
+        text = keep_sign_products(keep_negative_one_divisions(ll0.read_text()))
         if spec.model == "omp":
             text, names = wrap_omp_regions(text)
             kernels += names
