@@ -57,7 +57,7 @@ def fused_multiplies(body: list[str]) -> dict[int, tuple[str, float]]:
         fusable = {x for x in muls if seen.get(x, 0) == uses.get(x, 0) - 1}
         while True:  # a sum fuses one product: the other one then stays a multiply
             taken: dict[int, str] = {}
-            blocked = set()
+            blocked: set[str] = set()
             for line, _, ops in sums:
                 cands = [x for x in ops if x in fusable]
                 if not cands:
