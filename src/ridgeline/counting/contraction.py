@@ -11,20 +11,20 @@ from __future__ import annotations
 
 import re
 
+from ridgeline.counting.irsyntax import FP_FLAGS, LABEL, fp_lanes, use_counts
+
 __all__ = ["fused_multiplies"]
 
-_LABEL = re.compile(r"^([\w.$-]+|\"[^\"]+\"):")
-_FLAGS = r"(?:(?:fast|nnan|ninf|nsz|arcp|contract|afn|reassoc)\s+)*"
 _TYPE = r"(half|bfloat|float|double|<\d+ x (?:half|bfloat|float|double)>)"
-_OP = re.compile(rf"^\s*(%[-\w.$]+)\s*=\s*(fmul|fadd|fsub)\s+{_FLAGS}{_TYPE}\s+"
+_OP = re.compile(rf"^\s*(%[-\w.$]+)\s*=\s*(fmul|fadd|fsub)\s+{FP_FLAGS}{_TYPE}\s+"
                  r"([^,\s]+),\s*([^,\s]+)\s*(?:,.*)?$")
-_NAME = re.compile(r"%[-\w.$]+")
-_PREC = {"half": "hp", "bfloat": "hp", "float": "sp", "double": "dp"}
 
 
 def _prec_lanes(ty: str) -> tuple[str, int]:
-    m = re.match(r"<(\d+) x (\w+)>", ty)
-    return (_PREC[m.group(2)], int(m.group(1))) if m else (_PREC[ty], 1)
+    """Precision and lanes of a type _TYPE matched (always a floating-point one)."""
+    prec, lanes = fp_lanes(ty)
+    assert prec is not None
+    return prec, lanes
 
 
 def fused_multiplies(body: list[str]) -> dict[int, tuple[str, float]]:
@@ -38,10 +38,7 @@ def fused_multiplies(body: list[str]) -> dict[int, tuple[str, float]]:
     recursion). Where a sum adds two such products, the one with fewer uses fuses (LLVM's
     combiner's preference) and the other stays. A product with one use thus counts the same
     either way."""
-    uses: dict[str, int] = {}
-    for ln in body:
-        for n in _NAME.findall(ln):
-            uses[n] = uses.get(n, 0) + 1
+    uses = use_counts(body)
     out: dict[int, tuple[str, float]] = {}
 
     def add(line: int, prec: str, n: float) -> None:
@@ -52,8 +49,8 @@ def fused_multiplies(body: list[str]) -> dict[int, tuple[str, float]]:
         # products every use of which is one of this block's sums of their type
         seen: dict[str, int] = {}
         for _, _, ops in sums:
-            for x in set(ops):
-                seen[x] = seen.get(x, 0) + ops.count(x)
+            for x in ops:
+                seen[x] = seen.get(x, 0) + 1
         fusable = {x for x in muls if seen.get(x, 0) == uses.get(x, 0) - 1}
         while True:  # a sum fuses one product: the other one then stays a multiply
             taken: dict[int, str] = {}
@@ -70,7 +67,8 @@ def fused_multiplies(body: list[str]) -> dict[int, tuple[str, float]]:
             fusable -= blocked
         for line, ty, _ in sums:
             if line in taken:
-                add(line, *_one(ty))
+                prec, lanes = _prec_lanes(ty)
+                add(line, prec, lanes)
         for x in fusable:
             line, ty = muls[x]
             prec, lanes = _prec_lanes(ty)
@@ -79,7 +77,7 @@ def fused_multiplies(body: list[str]) -> dict[int, tuple[str, float]]:
     muls: dict[str, tuple[int, str]] = {}  # this block's products: name -> (line, type)
     sums: list[tuple[int, str, list[str]]] = []  # this block's sums using one of them
     for i, ln in enumerate(body):
-        if _LABEL.match(ln):
+        if LABEL.match(ln):
             close_block(muls, sums)
             muls, sums = {}, []
             continue
@@ -95,8 +93,3 @@ def fused_multiplies(body: list[str]) -> dict[int, tuple[str, float]]:
             sums.append((i, ty, ops))
     close_block(muls, sums)
     return out
-
-
-def _one(ty: str) -> tuple[str, float]:
-    prec, lanes = _prec_lanes(ty)
-    return prec, float(lanes)

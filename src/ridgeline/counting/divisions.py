@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from ridgeline.counting.irsyntax import DEF
+
 __all__ = ["keep_negative_one_divisions", "keep_sign_products"]
 
 _NEG_ONE_DIV = re.compile(r"^(\s*%[-\w.$]+\s*=\s*)fdiv\s+(float|double)\s+"
@@ -35,7 +37,6 @@ def keep_negative_one_divisions(text: str) -> str:
     return "\n".join(lines)
 
 
-_DEF = re.compile(r"^\s*(%[-\w.$]+)\s*=\s*(.*)$")
 _TO_FP = re.compile(r"^(\s*)(%[-\w.$]+)(\s*=\s*)sitofp\s+(i\d+)\s+(%[-\w.$]+)\s+to\s+"
                     r"(half|float|double)\s*$")
 _SUB_ONE = re.compile(r"^sub\s+(?:(?:nuw|nsw)\s+)*i\d+\s+(\S+),\s*(\S+)$")
@@ -68,7 +69,7 @@ def keep_sign_products(text: str) -> str:
     for ln in lines:
         if ln.startswith("define "):
             defs.clear()
-        m = _DEF.match(ln)
+        m = DEF.match(ln)
         if m:
             defs[m.group(1)] = m.group(2).strip()
         m = _TO_FP.match(ln) if "sitofp" in ln else None

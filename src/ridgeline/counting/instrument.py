@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from ridgeline.counting.contraction import fused_multiplies
+from ridgeline.counting.irsyntax import FP_FLAGS, LABEL, VEC, fp_lanes
 from ridgeline.counting.mathops import (
     APPROX_SQRTF_FLOPS,
     FAST_MATH_FLOPS,
@@ -37,15 +38,10 @@ __all__ = ["Instrumented", "instrument_ir", "wrap_omp_regions", "OMP_PREFIX", "f
 
 OMP_PREFIX = "__omp_offloading_"
 
-_FP_TYPES = {"half": "hp", "bfloat": "hp", "float": "sp", "double": "dp", "x86_fp80": "dp",
-             "fp128": "dp"}
 _SIZES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "i128": 16, "half": 2, "bfloat": 2,
           "float": 4, "double": 8, "x86_fp80": 16, "fp128": 16, "ptr": 8}
 _DEFINE = re.compile(r"^define\b[^@]*@(\"[^\"]+\"|[\w.$]+)\(")
-_LABEL = re.compile(r"^([\w.$-]+|\"[^\"]+\"):")
-_FPOP = re.compile(
-    r"=\s*(fadd|fsub|fmul|fdiv|frem)\s+(?:(?:fast|nnan|ninf|nsz|arcp|contract|afn|reassoc)\s+)*"
-    r"(<(\d+) x (\w+)>|\w+)")
+_FPOP = re.compile(rf"=\s*(fadd|fsub|fmul|fdiv|frem)\s+{FP_FLAGS}(<(\d+) x (\w+)>|\w+)")
 _INTOP = re.compile(
     r"=\s*(add|sub|mul|udiv|sdiv|urem|srem|shl|lshr|ashr|and|or|xor)\s+"
     r"(?:(?:nuw|nsw|exact)\s+)*(<(\d+) x (i\d+)>|i\d+)")
@@ -54,7 +50,6 @@ _DIVS = ("udiv", "sdiv", "urem", "srem")
 #: is always the double's bit pattern)
 _ONE = re.compile(r"\s*(?:1\.0+(?:e\+0+)?|0x3FF0000000000000)\s*,")
 _CALL = re.compile(r"\bcall\b.*?@(\"[^\"]+\"|[\w.$]+)\(")
-_VEC = re.compile(r"^<(\d+) x (\w+)>$")
 _OMP_EMULATED = re.compile(
     r"@((?:__kmpc_(?:fork_call|fork_teams|push_num_teams|push_num_threads|barrier"
     r"|for_static_init_(?:4u|4|8u|8)|for_static_fini|dispatch_init_(?:4u|4|8u|8)"
@@ -101,7 +96,7 @@ def type_size(t: str) -> int:
     t = t.strip()
     if t in _SIZES:
         return _SIZES[t]
-    m = _VEC.match(t)
+    m = VEC.match(t)
     if m:
         return int(m.group(1)) * type_size(m.group(2))
     m = re.match(r"^\[(\d+) x (.+)\]$", t)
@@ -110,13 +105,6 @@ def type_size(t: str) -> int:
     if t.startswith("{") or t.startswith("%"):
         return 8  # aggregate loads are rare after O2; approximate
     return 8
-
-
-def _fp_lanes(tystr: str) -> tuple[str | None, int]:
-    m = _VEC.match(tystr)
-    if m:
-        return _FP_TYPES.get(m.group(2)), int(m.group(1))
-    return _FP_TYPES.get(tystr), 1
 
 
 def _intrinsic_prec(name: str) -> str | None:
@@ -208,8 +196,7 @@ def _add(hist: dict[str, float], key: str, n: float) -> None:
     hist[key] = hist.get(key, 0) + n
 
 
-_DDIV = re.compile(r"^\s*(%[-\w.$]+)\s*=\s*fdiv\s+(?:(?:fast|nnan|ninf|nsz|arcp|contract|afn|"
-                   r"reassoc)\s+)*double\s+(.*)$")
+_DDIV = re.compile(rf"^\s*(%[-\w.$]+)\s*=\s*fdiv\s+{FP_FLAGS}double\s+(.*)$")
 
 
 def _ddiv_hook(line: str) -> str | None:
@@ -235,7 +222,7 @@ def _runtime_divisor(operands: str) -> bool:
 def _static_ops(line: str, hist: dict[str, float], fast_math: bool = False) -> None:
     m = _FPOP.search(line)
     if m:
-        prec, lanes = _fp_lanes(m.group(2))
+        prec, lanes = fp_lanes(m.group(2))
         if prec:
             _add(hist, prec, lanes)
             if m.group(1) == "fdiv":
@@ -588,7 +575,7 @@ def _instrument_body(body: list[str], fname: str, res: Instrumented,
     while k < len(body):
         # one basic block: optional label, phis/landingpad, instructions, terminator
         line = body[k]
-        if _LABEL.match(line):
+        if LABEL.match(line):
             out.append(line)
             k += 1
         bid = res.next_id
@@ -603,7 +590,7 @@ def _instrument_body(body: list[str], fname: str, res: Instrumented,
         out.append(f"  store i64 %__rl_d{tmp}, ptr {ref}, align 8")
         tmp += 1
         trig: list[tuple[str, str, str]] = []
-        while k < len(body) and not _LABEL.match(body[k]):
+        while k < len(body) and not LABEL.match(body[k]):
             ln = body[k]
             hook = _mem_hook(ln)
             if hook:

@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import re
 
+from ridgeline.counting.irsyntax import DEF, FP_FLAGS, LABEL, NAME, use_counts
+
 __all__ = ["speculated", "count_if"]
 
-_LABEL = re.compile(r"^([\w.$-]+|\"[^\"]+\"):")
-_SELECT = re.compile(r"^\s*(%[-\w.$]+)\s*=\s*select\s+(?:(?:fast|nnan|ninf|nsz|arcp|contract|"
-                     r"afn|reassoc)\s+)*i1\s+(%[-\w.$]+),\s*(half|bfloat|float|double)\s+"
-                     r"(\S+),\s*(?:half|bfloat|float|double)\s+([^,\s]+)\s*$")
-_DEF = re.compile(r"^\s*(%[-\w.$]+)\s*=\s*(.*)$")
+_SELECT = re.compile(rf"^\s*(%[-\w.$]+)\s*=\s*select\s+{FP_FLAGS}i1\s+(%[-\w.$]+),\s*"
+                     r"(half|bfloat|float|double)\s+(\S+),\s*(?:half|bfloat|float|double)\s+"
+                     r"([^,\s]+)\s*$")
 _SPEC_OP = re.compile(r"^(?:fadd|fsub|fmul)\s|^(?:tail\s+)?call\b.*@llvm\.(?:fmuladd|fma)\.f\d+\(")
-_NAME = re.compile(r"%[-\w.$]+")
 #: the identity of an operation, as the optimizer puts it in a select's other arm
 _IDENTITY = {"fmul": ("1.000000e+00", "0x3FF0000000000000"),
              "fadd": ("-0.000000e+00", "0x8000000000000000")}
@@ -34,16 +33,13 @@ def speculated(body: list[str]) -> dict[int, tuple[int, str, bool]]:
     -0 for a sum) that nothing else uses. What feeds a select between a result and a
     constant stays unconditional: ptxas computes it and selects (dpid's ``f *= 1 - (sx -
     x)``: the FADDs always run, only the FMUL is predicated)."""
-    uses: dict[str, int] = {}
-    for ln in body:
-        for n in _NAME.findall(ln):
-            uses[n] = uses.get(n, 0) + 1
+    uses = use_counts(body)
     defs: dict[str, int] = {}
     operands: dict[str, set[str]] = {}
     out: dict[int, tuple[int, str, bool]] = {}
     idsel: dict[str, tuple[int, str, bool, str]] = {}
     for i, ln in enumerate(body):
-        if _LABEL.match(ln):
+        if LABEL.match(ln):
             defs.clear()
             idsel.clear()
             continue
@@ -60,13 +56,13 @@ def speculated(body: list[str]) -> dict[int, tuple[int, str, bool]]:
                         if arm in ids:
                             idsel[sel] = (i, cond, want, op)
             continue
-        d = _DEF.match(ln)
+        d = DEF.match(ln)
         if not d:
             continue
         if _SPEC_OP.match(d.group(2)):
             defs[d.group(1)] = i
             op = d.group(2).split()[0]
-            operands[d.group(1)] = set(_NAME.findall(d.group(2)))
+            operands[d.group(1)] = set(NAME.findall(d.group(2)))
             for o in (operands[d.group(1)] if op in _IDENTITY else ()):
                 if o in idsel and idsel[o][3] == op:
                     _, cond, want, _ = idsel[o]
