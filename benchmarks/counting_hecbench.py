@@ -6,6 +6,9 @@ Run phase (resumable; one JSON line per program in --out):
 Report phase (figures printed and written to --summary):
   python benchmarks/counting_hecbench.py report --model omp \
       --out benchmarks/results/counting_omp.jsonl [MORE.jsonl ...]
+Code-bytes phase (stored CUDA results that predate code sizes get them, files rewritten):
+  python benchmarks/counting_hecbench.py code-bytes --model cuda \
+      --out benchmarks/results/counting_*_cuda.jsonl
 
 Needs the HeCBench sources in external/gpuFLOPBench/src and $RIDGELINE_DATA.
 """
@@ -473,10 +476,43 @@ def report(args: argparse.Namespace) -> dict:
     return summary
 
 
+def code_bytes(args: argparse.Namespace) -> None:
+    """Bring stored CUDA results to the DRAM figures count-run gives now: each launch record
+    without ``code_bytes`` gets its kernel's machine-code bytes (nvcc on the program's
+    sources, with the definitions its run used) added to its DRAM bytes. Files are
+    rewritten in place; records that have the field are left as they are."""
+    from ridgeline.counting.codebytes import add_code_bytes_to_record, program_functions
+
+    sizes: dict[tuple[str, tuple[str, ...] | None], dict[str, int]] = {}
+    for path in map(Path, args.out):
+        lines = path.read_text().splitlines()
+        recs = [json.loads(x) for x in lines if x.strip()]
+        todo = [r for r in recs if r.get("launches") and any(
+            "code_bytes" not in x and x.get("backend") == "cuda" for x in r["launches"])]
+        print(f"{path.name}: {len(todo)} of {len(recs)} runs to update", flush=True)
+        for i, r in enumerate(todo):
+            defs = r.get("defines")
+            key = (r["source"], None if defs is None else tuple(defs))
+            if key not in sizes:
+                t0 = time.monotonic()
+                sizes[key], problems = program_functions(SRC / r["source"], defs)
+                for pr in problems:
+                    print(f"  {r['source']}: {pr}", flush=True)
+                print(f"  [{i + 1}/{len(todo)}] {r['source']}: {len(sizes[key])} functions "
+                      f"({time.monotonic() - t0:.1f} s)", flush=True)
+            r["launches"] = [add_code_bytes_to_record(x, sizes[key]) for x in r["launches"]]
+        if todo:
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text("".join(json.dumps(r) + "\n" for r in recs))
+            tmp.replace(path)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("phase", choices=["run", "report"])
+    p.add_argument("phase", choices=["run", "report", "code-bytes"],
+                   help="run programs, report against the measured rows, or add the "
+                        "kernels' machine-code bytes to stored CUDA results that lack them")
     p.add_argument("--model", choices=["omp", "cuda"], required=True)
     p.add_argument("--dataset", choices=["hecbench", "paper-a"], default="hecbench",
                    help="rows whose programs and arguments are run (run phase; the report "
@@ -513,7 +549,7 @@ def main() -> None:
                         "per launch, such as mixbench's iteration count, is its first launch), "
                         "or the mean of the counted launches")
     a = p.parse_args()
-    (run if a.phase == "run" else report)(a)
+    {"run": run, "report": report, "code-bytes": code_bytes}[a.phase](a)
 
 
 if __name__ == "__main__":

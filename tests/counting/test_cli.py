@@ -24,7 +24,9 @@ def test_count_run_json(toolchain: None, programs: Path,
     assert len(out) == 1 and set(out[0]) >= KEYS
     assert out[0]["kernel"] == "rescan" and out[0]["backend"] == "cuda"
     assert out[0]["flops_sp"] == 2 * 125  # one add per sector, two passes
-    assert out[0]["dram_bytes"] == 4000 + 32 + LAUNCH_DRAM_FLOOR["cuda"]
+    # data, the launch floor and the kernel's machine code (nvcc, 16 bytes per instruction)
+    assert out[0]["code_bytes"] > 0 and out[0]["code_bytes"] % 16 == 0
+    assert out[0]["dram_bytes"] == 4000 + 32 + LAUNCH_DRAM_FLOOR["cuda"] + out[0]["code_bytes"]
 
 
 def test_count_run_error_exit(programs: Path, capsys: pytest.CaptureFixture[str]) -> None:

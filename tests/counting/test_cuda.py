@@ -6,13 +6,20 @@ from pathlib import Path
 
 import pytest
 
-from ridgeline.counting import count_run
+from ridgeline.counting import LaunchCount, count_run
 from ridgeline.counting.records import DRAM_MODEL, LAUNCH_DRAM_FLOOR
 from ridgeline.errors import UsageError
 
 pytestmark = pytest.mark.slow
 N = 65536
-FLOOR = LAUNCH_DRAM_FLOOR["cuda"]  # code/constants fetched per profiled launch
+FLOOR = LAUNCH_DRAM_FLOOR["cuda"]  # constants and parameters fetched per profiled launch
+
+
+def floor(r: LaunchCount) -> float:
+    """DRAM bytes of a launch besides its data: the floor and the kernel's own code, which
+    nvcc compiled beside the run (the test setup installs nvcc)."""
+    assert r.code_bytes is not None and r.code_bytes > 0, "no code size: is nvcc installed?"
+    return FLOOR + r.code_bytes
 
 
 @pytest.fixture(scope="module")
@@ -38,8 +45,8 @@ def test_saxpy_counts(saxpy_counts: dict) -> None:
     assert r.global_loads == 2 * N and r.global_stores == N
     # streaming: every byte once from DRAM; the A100 leaves the written sectors in its L2
     # (its catalog entry: a quarter of them counted as written back within the launch)
-    assert r.dram_bytes == 12 * N + FLOOR
-    assert r.dram_bytes_by_gpu["NVIDIA A100 SXM4 40GB"] == 8 * N + N + FLOOR
+    assert r.dram_bytes == 12 * N + floor(r)
+    assert r.dram_bytes_by_gpu["NVIDIA A100 SXM4 40GB"] == 8 * N + N + floor(r)
     assert r.dram_model == DRAM_MODEL == 3
     assert r.grid == (N // 256, 1, 1) and r.block == (256, 1, 1)
     assert r.int_ops > 0
@@ -86,7 +93,7 @@ def test_block_sampling_extrapolates_exactly_on_uniform_grid(toolchain: None,
     assert r.blocks_counted == 10 and r.blocks_total == N // 256
     assert r.flops_sp == pytest.approx(2 * N)
     assert r.global_load_bytes == pytest.approx(8 * N)
-    assert r.dram_bytes == pytest.approx(12 * N + FLOOR)
+    assert r.dram_bytes == pytest.approx(12 * N + floor(r))
     assert r.homogeneous
 
 
@@ -100,18 +107,18 @@ def test_sampled_launch_leaves_at_most_a_full_l2_dirty_on_the_a100(toolchain: No
     (r,) = count_run(programs / "saxpy-cuda", str(n), kernel="saxpy", launches=1,
                      gpu=["rtx3080", "a100"], sample_threshold=1024, sample_blocks=8)
     assert r.blocks_counted == 10
-    assert r.dram_bytes == pytest.approx(12 * n + FLOOR)
+    assert r.dram_bytes == pytest.approx(12 * n + floor(r))
     a100_l2 = 40 * 2**20
     assert r.dram_bytes_by_gpu["NVIDIA A100 SXM4 40GB"] == pytest.approx(
-        12 * n - 0.75 * a100_l2 / 3 + FLOOR, rel=1e-3)
+        12 * n - 0.75 * a100_l2 / 3 + floor(r), rel=1e-3)
 
 
 def test_l2_capacity_misses(toolchain: None, programs: Path) -> None:
     # Radeon HD 7970: 0.75 MiB L2. 8 MB scanned twice misses twice; 400 kB once.
     (big,) = count_run(programs / "rescan-cuda", "2000000", gpu="hd7970")
     (small,) = count_run(programs / "rescan-cuda", "100000", gpu="hd7970")
-    assert big.dram_bytes == 2 * 8_000_000 + 32 + FLOOR
-    assert small.dram_bytes == 400_000 + 32 + FLOOR
+    assert big.dram_bytes == 2 * 8_000_000 + 32 + floor(big)
+    assert small.dram_bytes == 400_000 + 32 + floor(small)
     assert big.sectors_read == 250_000
 
 
@@ -235,7 +242,7 @@ def test_rows_shared_by_sampled_blocks_come_from_dram_once(toolchain: None,
     assert r.global_load_bytes == pytest.approx(256 * 256 * 2 * 1024)
     table = result = 256 * 1024
     for gpu in ("GeForce RTX 3080", "AMD Radeon HD 7970"):
-        assert r.dram_bytes_by_gpu[gpu] == table + result + FLOOR
+        assert r.dram_bytes_by_gpu[gpu] == table + result + floor(r)
     assert r.sectors_read == table // 32
 
 
@@ -254,11 +261,11 @@ def test_per_thread_arrays_move_local_memory_through_dram(toolchain: None,
     local = local_dram_bytes(threads * 2560, big.local_footprint, threads, 68, 5 << 20)
     assert local > 0.8 * threads * 2560
     keys = out = threads * 4
-    assert big.dram_bytes == pytest.approx(keys + out + FLOOR + local)
+    assert big.dram_bytes == pytest.approx(keys + out + floor(big) + local)
     # 8 blocks: 1024 threads' histograms stay cached, DRAM is the keys and results only
     (small,) = count_run(programs / "localarr-cuda", "8", gpu="rtx3080")
     assert small.local_store_bytes == 1024 * 1280
-    assert small.dram_bytes == 2 * 1024 * 4 + FLOOR
+    assert small.dram_bytes == 2 * 1024 * 4 + floor(small)
 
 
 @pytest.mark.parametrize("n", [4096, 1 << 19])
@@ -337,3 +344,34 @@ def test_a_sign_product_stays_a_multiply(toolchain: None, programs: Path) -> Non
     recs = {r.kernel: r for r in count_run(programs / "sign-cuda", "1024 8", gpu="rtx3080")}
     assert recs["product_sign"].flops_sp == 1024 * 8
     assert recs["select_sign"].flops_sp == 0
+
+
+def test_code_bytes_are_the_kernels_sass(saxpy_counts: dict, programs: Path) -> None:
+    # each kernel's own machine code, 16 bytes per SASS instruction of an sm_86 compile of the
+    # program's source, joins every GPU's DRAM bytes once per launch
+    from ridgeline.compile.nvcc import compile_cuda
+    from ridgeline.counting.codebytes import INSTRUCTION_BYTES
+
+    funcs = compile_cuda(programs / "saxpy-cuda" / "main.cu", arch="sm_86")["functions"]
+    sizes = {}
+    for kernel, recs in saxpy_counts.items():
+        (mangled,) = [f for f in funcs if f.startswith(f"_Z{len(kernel)}{kernel}")]
+        sizes[kernel] = INSTRUCTION_BYTES * funcs[mangled]["instructions"]
+        assert {r.code_bytes for r in recs} == {sizes[kernel]}
+    assert len(set(sizes.values())) > 1  # a size per kernel, not one figure for all
+
+
+def test_stored_records_get_code_bytes_once() -> None:
+    from ridgeline.counting.codebytes import add_code_bytes_to_record
+
+    rec = {"kernel": "k", "backend": "cuda", "dram_bytes": 100.0,
+           "dram_bytes_by_gpu": {"a": 100.0, "b": 50.0}}
+    funcs = {"_Z1kPf": 10, "_Z1kIfEvPT_": 30, "_Z2kkPf": 1000}  # two instances of k
+    up = add_code_bytes_to_record(rec, funcs)
+    assert up["code_bytes"] == 16 * 20
+    assert up["dram_bytes_by_gpu"] == {"a": 420.0, "b": 370.0} and up["dram_bytes"] == 420.0
+    assert add_code_bytes_to_record(up, funcs) is up
+    gone = add_code_bytes_to_record({**rec, "kernel": "other"}, funcs)
+    assert gone["code_bytes"] is None and gone["dram_bytes"] == 100.0
+    omp = {**rec, "backend": "omp"}
+    assert add_code_bytes_to_record(omp, funcs) is omp

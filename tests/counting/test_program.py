@@ -10,6 +10,7 @@ from ridgeline.counting.program import (
     compile_commands_defines,
     makefile_defines,
     makefile_fast_math,
+    makefile_nvcc_flags,
     makefile_std,
     sources_of,
 )
@@ -63,6 +64,17 @@ def test_fast_math_only_from_an_active_nvcc_flag(tmp_path: Path) -> None:
     # an OpenMP port's -ffast-math is not taken: the offload compiler kept accurate math
     mk.write_text("CC = clang++\nCFLAGS += -O3 -ffast-math -fopenmp\n")
     assert not makefile_fast_math(tmp_path)
+
+
+def test_nvcc_language_switches_from_active_lines(tmp_path: Path) -> None:
+    # what a kernel's own compile needs (hausdorff's kernels call std::min, a constexpr
+    # host function); debug and optimisation flags are left to the code-size compile
+    (tmp_path / "Makefile").write_text(
+        "CC = nvcc\nDEBUG = no\nCFLAGS := -std=c++14 -expt-relaxed-constexpr -O3\n"
+        "ifeq ($(DEBUG),yes)\n  CFLAGS += --extended-lambda -G\nendif\n"
+        "CFLAGS += --expt-relaxed-constexpr --expt-extended-lambda\n")
+    assert makefile_nvcc_flags(tmp_path) == ["--expt-relaxed-constexpr",
+                                             "--expt-extended-lambda"]
 
 
 def test_sources_from_the_link_rule_and_a_sibling_port(tmp_path: Path) -> None:

@@ -10,18 +10,25 @@ from ridgeline.compile.nvcc import compile_cuda
 from ridgeline.errors import CompileError
 from ridgeline.sources import Kernel
 
-__all__ = ["compiled_features", "match_functions"]
+__all__ = ["compiled_features", "match_functions", "functions_named"]
+
+
+def functions_named(name: str, functions: dict[str, Any], mangled: str | None = None
+                    ) -> list[str]:
+    """Mangled names in *functions* of the kernel called *name* (one, or each template
+    instance; a namespace may precede it); *mangled* first when it is among them."""
+    if mangled and mangled in functions:
+        return [mangled]
+    pre = re.compile(rf"^_Z(?:N\w*?)?{len(name)}{re.escape(name)}(?:I|[A-Za-z])")
+    hits = [f for f in functions if pre.match(f)]
+    if not hits:
+        hits = [f for f in functions if f == name]  # extern "C"
+    return sorted(hits)
 
 
 def match_functions(kernel: Kernel, functions: dict[str, Any]) -> list[str]:
     """Mangled names in *functions* that are *kernel* (one, or each template instance)."""
-    if kernel.mangled and kernel.mangled in functions:
-        return [kernel.mangled]
-    pre = re.compile(rf"^_Z(?:N\w*?)?{len(kernel.name)}{re.escape(kernel.name)}(?:I|[A-Za-z])")
-    hits = [f for f in functions if pre.match(f)]
-    if not hits:
-        hits = [f for f in functions if f == kernel.name]  # extern "C"
-    return sorted(hits)
+    return functions_named(kernel.name, functions, kernel.mangled)
 
 
 def compiled_features(kernel: Kernel, arch: str = "sm_86", defines: list[str] | None = None,

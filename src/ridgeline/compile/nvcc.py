@@ -92,13 +92,17 @@ def _program_hash(source: Path, args: list[str]) -> str:
 
 
 def compile_cuda(source: str | Path, arch: str = "sm_86", defines: list[str] | None = None,
-                 use_cache: bool = True, timeout: float = 600) -> dict[str, Any]:
-    """Compile *source* (its folder is the include path) and return
+                 use_cache: bool = True, timeout: float = 600,
+                 include_dirs: list[Path] | None = None,
+                 extra_flags: list[str] | None = None) -> dict[str, Any]:
+    """Compile *source* (its folder, then *include_dirs*, is the include path; *extra_flags*
+    go to nvcc as they are) and return
     ``{"arch", "functions": {mangled: {"opcodes": {...}, "resources": {...}}}, "cached"}``."""
     src = Path(source).resolve()
     arch = check_arch(arch)
+    incs = [a for d in (include_dirs or []) for a in ("-I", str(Path(d).resolve()))]
     args = [f"-arch={arch}", "-cubin", "-Xptxas", "-v", "-std=c++17", "-I", str(src.parent),
-            "-w", *[f"-D{d}" for d in (defines or [])]]
+            *incs, "-w", *[f"-D{d}" for d in (defines or [])], *(extra_flags or [])]
     key = _program_hash(src, [src.name, *args])
     cfile = cache_dir() / f"{key}.json"
     if use_cache and cfile.is_file():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import shlex
 from pathlib import Path
 from typing import TypedDict
@@ -9,7 +10,10 @@ from typing import TypedDict
 from ridgeline.counting.base import BACKENDS, Backend, LaunchCount, ProgramRunError, RunOptions
 from ridgeline.errors import UsageError
 
+log = logging.getLogger(__name__)
+
 __all__ = ["count_run", "backend_for", "math_options", "GPU_COMPILERS", "MathOptions"]
+
 
 class MathOptions(TypedDict):
     """count_run's math keywords (see :func:`math_options`)."""
@@ -74,7 +78,8 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
               idle_stop: float | None = None,
               expect: list[str] | None = None,
               defines: list[str] | None = None,
-              fold_math: bool = True, approx_sqrt: bool = False) -> list[LaunchCount]:
+              fold_math: bool = True, approx_sqrt: bool = False,
+              code_size: bool = True) -> list[LaunchCount]:
     """Build *program_dir* for the CPU, run it with *args* and count the first *launches*
     launches of each kernel (or only of *kernel*, a substring of the kernel name).
 
@@ -98,6 +103,9 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
     constants (``cosf(0.5f)``) are not evaluated at build time but counted per call, as a GPU
     build that links libdevice (clang CUDA, OpenMP offload) runs them. With *approx_sqrt*
     ``sqrtf`` costs what its approximate form does (libdevice under clang takes it).
+    With *code_size* (CUDA), each kernel's machine code is compiled with nvcc beside the run
+    and its bytes join the DRAM bytes (``code_bytes``; see :mod:`ridgeline.counting.codebytes`;
+    without nvcc they stay out and a warning says so).
     Raises :class:`ProgramRunError` (``.cause`` says why) when the program cannot be built,
     run or counted."""
     pdir = Path(program_dir)
@@ -130,4 +138,22 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
                       idle_stop=idle_stop, expect=list(expect or []),
                       defines=None if defines is None else list(defines),
                       fold_math=fold_math, approx_sqrt=approx_sqrt)
-    return backend_for(pdir, backend).count(pdir, argv, opts)
+    chosen = backend_for(pdir, backend)
+    if chosen.name != "cuda" or not code_size:
+        return chosen.count(pdir, argv, opts)
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ridgeline.counting.codebytes import add_code_bytes, code_bytes_of, program_functions
+
+    # nvcc compiles the kernels' code while the CPU build runs
+    with ThreadPoolExecutor(1) as pool:
+        sizes = pool.submit(program_functions, pdir, opts.defines)
+        recs = chosen.count(pdir, argv, opts)
+        functions, problems = sizes.result()
+    for p in problems:
+        log.warning("%s: %s", pdir.name, p)
+    for r in recs:
+        r.code_bytes = code_bytes_of(r.kernel, functions)
+        r.dram_bytes_by_gpu, r.dram_bytes = add_code_bytes(r.dram_bytes_by_gpu, r.dram_bytes,
+                                                           r.code_bytes)
+    return recs

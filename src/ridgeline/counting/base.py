@@ -74,6 +74,9 @@ class LaunchCount:
     int_detail: dict[str, float] = field(default_factory=dict)
     #: version of the DRAM model behind dram_bytes (records.DRAM_MODEL)
     dram_model: int = DRAM_MODEL
+    #: CUDA: the kernel's machine code (SASS) in bytes, included in the DRAM bytes (read from
+    #: DRAM after the profiler's cache flush; counting.codebytes); None when unknown
+    code_bytes: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -244,6 +244,23 @@ def makefile_no_fmad(program_dir: Path) -> bool:
     return re.search(r"(?<![\w-])--?fmad[= ]false\b", text) is not None
 
 
+#: nvcc front-end switches a program's Makefile may need for its device code to compile
+_NVCC_LANGUAGE_FLAGS = re.compile(
+    r"(?<![\w-])(--?(?:expt-relaxed-constexpr|expt-extended-lambda|extended-lambda))\b")
+
+
+def makefile_nvcc_flags(program_dir: Path) -> list[str]:
+    """The language switches among the Makefile's nvcc flags (relaxed constexpr, extended
+    lambdas), each once."""
+    out: list[str] = []
+    for line in makefile_active_lines(program_dir):
+        for m in _NVCC_LANGUAGE_FLAGS.finditer(line):
+            flag = "--" + m.group(1).lstrip("-")
+            if flag not in out:
+                out.append(flag)
+    return out
+
+
 def makefile_includes(program_dir: Path) -> list[Path]:
     """``-I DIR`` folders named in the Makefile, resolved against the program folder."""
     out: list[Path] = []
