@@ -6,8 +6,9 @@ Run phase (resumable; one JSON line per program in --out):
 Report phase (figures printed and written to --summary):
   python benchmarks/counting_hecbench.py report --model omp \
       --out benchmarks/results/counting_omp.jsonl [MORE.jsonl ...]
-Code-bytes phase (stored CUDA results that predate code sizes get them, files rewritten):
-  python benchmarks/counting_hecbench.py code-bytes --model cuda \
+Kernel-code phase (stored CUDA results get what the compiled kernels say: code bytes, and
+no local traffic where the SASS has none; files rewritten):
+  python benchmarks/counting_hecbench.py kernel-code --model cuda \
       --out benchmarks/results/counting_*_cuda.jsonl
 
 Needs the HeCBench sources in external/gpuFLOPBench/src and $RIDGELINE_DATA.
@@ -476,19 +477,21 @@ def report(args: argparse.Namespace) -> dict:
     return summary
 
 
-def code_bytes(args: argparse.Namespace) -> None:
-    """Bring stored CUDA results to the DRAM figures count-run gives now: each launch record
-    without ``code_bytes`` gets its kernel's machine-code bytes (nvcc on the program's
-    sources, with the definitions its run used) added to its DRAM bytes. Files are
-    rewritten in place; records that have the field are left as they are."""
-    from ridgeline.counting.codebytes import add_code_bytes_to_record, program_functions
+def kernel_code(args: argparse.Namespace) -> None:
+    """Bring stored CUDA results to the DRAM figures count-run gives now: nvcc compiles each
+    program's sources (with the definitions its run used); launch records get their
+    kernel's machine-code bytes added, and lose the modelled local traffic where the
+    compiled kernel has no local memory. Files are rewritten in place; records done before
+    (``gpu_local_memory`` present) are left as they are."""
+    from ridgeline.counting.codebytes import apply_kernel_code_to_record, program_functions
 
-    sizes: dict[tuple[str, tuple[str, ...] | None], dict[str, int]] = {}
+    sizes: dict[tuple[str, tuple[str, ...] | None], dict] = {}
     for path in map(Path, args.out):
         lines = path.read_text().splitlines()
         recs = [json.loads(x) for x in lines if x.strip()]
         todo = [r for r in recs if r.get("launches") and any(
-            "code_bytes" not in x and x.get("backend") == "cuda" for x in r["launches"])]
+            "gpu_local_memory" not in x and x.get("backend") == "cuda"
+            for x in r["launches"])]
         print(f"{path.name}: {len(todo)} of {len(recs)} runs to update", flush=True)
         for i, r in enumerate(todo):
             defs = r.get("defines")
@@ -500,7 +503,8 @@ def code_bytes(args: argparse.Namespace) -> None:
                     print(f"  {r['source']}: {pr}", flush=True)
                 print(f"  [{i + 1}/{len(todo)}] {r['source']}: {len(sizes[key])} functions "
                       f"({time.monotonic() - t0:.1f} s)", flush=True)
-            r["launches"] = [add_code_bytes_to_record(x, sizes[key]) for x in r["launches"]]
+            r["launches"] = [apply_kernel_code_to_record(x, sizes[key])
+                             for x in r["launches"]]
         if todo:
             tmp = path.with_suffix(".tmp")
             tmp.write_text("".join(json.dumps(r) + "\n" for r in recs))
@@ -510,7 +514,7 @@ def code_bytes(args: argparse.Namespace) -> None:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("phase", choices=["run", "report", "code-bytes"],
+    p.add_argument("phase", choices=["run", "report", "kernel-code"],
                    help="run programs, report against the measured rows, or add the "
                         "kernels' machine-code bytes to stored CUDA results that lack them")
     p.add_argument("--model", choices=["omp", "cuda"], required=True)
@@ -549,7 +553,7 @@ def main() -> None:
                         "per launch, such as mixbench's iteration count, is its first launch), "
                         "or the mean of the counted launches")
     a = p.parse_args()
-    {"run": run, "report": report, "code-bytes": code_bytes}[a.phase](a)
+    {"run": run, "report": report, "kernel-code": kernel_code}[a.phase](a)
 
 
 if __name__ == "__main__":

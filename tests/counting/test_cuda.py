@@ -253,6 +253,7 @@ def test_per_thread_arrays_move_local_memory_through_dram(toolchain: None,
     from ridgeline.counting.dram import local_dram_bytes
 
     (big,) = count_run(programs / "localarr-cuda", "1024", gpu="rtx3080")
+    assert big.gpu_local_memory  # a histogram indexed by data stays in local memory
     threads = 1024 * 128
     assert big.local_load_bytes == threads * 1280
     assert big.local_store_bytes == threads * 1280
@@ -361,17 +362,37 @@ def test_code_bytes_are_the_kernels_sass(saxpy_counts: dict, programs: Path) -> 
     assert len(set(sizes.values())) > 1  # a size per kernel, not one figure for all
 
 
-def test_stored_records_get_code_bytes_once() -> None:
-    from ridgeline.counting.codebytes import add_code_bytes_to_record
+def test_stored_records_are_brought_up_to_date_once() -> None:
+    from ridgeline.counting.codebytes import KernelCode, apply_kernel_code_to_record
 
     rec = {"kernel": "k", "backend": "cuda", "dram_bytes": 100.0,
            "dram_bytes_by_gpu": {"a": 100.0, "b": 50.0}}
-    funcs = {"_Z1kPf": 10, "_Z1kIfEvPT_": 30, "_Z2kkPf": 1000}  # two instances of k
-    up = add_code_bytes_to_record(rec, funcs)
-    assert up["code_bytes"] == 16 * 20
+    # two instances of k, neither with local memory; kk is another kernel
+    funcs = {"_Z1kPf": KernelCode(10, False), "_Z1kIfEvPT_": KernelCode(30, False),
+             "_Z2kkPf": KernelCode(1000, True)}
+    up = apply_kernel_code_to_record(rec, funcs)
+    assert up["code_bytes"] == 16 * 20 and up["gpu_local_memory"] is False
     assert up["dram_bytes_by_gpu"] == {"a": 420.0, "b": 370.0} and up["dram_bytes"] == 420.0
-    assert add_code_bytes_to_record(up, funcs) is up
-    gone = add_code_bytes_to_record({**rec, "kernel": "other"}, funcs)
+    assert apply_kernel_code_to_record(up, funcs) is up
+    # a record that has its code bytes already gets the local-memory step alone
+    half = apply_kernel_code_to_record({**rec, "code_bytes": 320.0}, funcs)
+    assert half["dram_bytes"] == 100.0 and half["gpu_local_memory"] is False
+    gone = apply_kernel_code_to_record({**rec, "kernel": "other"}, funcs)
     assert gone["code_bytes"] is None and gone["dram_bytes"] == 100.0
     omp = {**rec, "backend": "omp"}
-    assert add_code_bytes_to_record(omp, funcs) is omp
+    assert apply_kernel_code_to_record(omp, funcs) is omp
+
+
+def test_arrays_the_gpu_keeps_in_registers_move_no_local_bytes(toolchain: None,
+                                                               programs: Path) -> None:
+    # a 3x3 table filled by a loop: on the CPU a stack array indexed by the loop counters
+    # (9 floats stored and loaded per thread), in nvcc's SASS nine registers (no stack
+    # frame, no LDL/STL); 262144 threads x 160 bytes of stack would overflow the caches
+    n = 262144
+    (r,) = count_run(programs / "unrolled-cuda", str(n), gpu="rtx3080")
+    assert r.local_store_bytes == r.local_load_bytes == 9 * 4 * n
+    assert r.gpu_local_memory is False
+    assert r.dram_bytes == 8 * n + floor(r)
+    # without the compiled kernel the CPU's view stands: local traffic through DRAM
+    (cpu,) = count_run(programs / "unrolled-cuda", str(n), gpu="rtx3080", code_size=False)
+    assert cpu.gpu_local_memory is None and cpu.dram_bytes > 8 * n + FLOOR + 1e6

@@ -103,9 +103,10 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
     constants (``cosf(0.5f)``) are not evaluated at build time but counted per call, as a GPU
     build that links libdevice (clang CUDA, OpenMP offload) runs them. With *approx_sqrt*
     ``sqrtf`` costs what its approximate form does (libdevice under clang takes it).
-    With *code_size* (CUDA), each kernel's machine code is compiled with nvcc beside the run
-    and its bytes join the DRAM bytes (``code_bytes``; see :mod:`ridgeline.counting.codebytes`;
-    without nvcc they stay out and a warning says so).
+    With *code_size* (CUDA), each kernel is compiled with nvcc beside the run: its machine
+    code joins the DRAM bytes (``code_bytes``), and a kernel whose SASS has no local memory
+    moves no local bytes (``gpu_local_memory``; see :mod:`ridgeline.counting.codebytes`;
+    without nvcc both stay out and a warning says so).
     Raises :class:`ProgramRunError` (``.cause`` says why) when the program cannot be built,
     run or counted."""
     pdir = Path(program_dir)
@@ -143,17 +144,23 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
         return chosen.count(pdir, argv, opts)
     from concurrent.futures import ThreadPoolExecutor
 
-    from ridgeline.counting.codebytes import add_code_bytes, code_bytes_of, program_functions
+    from ridgeline.counting.codebytes import apply_kernel_code, kernel_code, program_functions
+    from ridgeline.counting.records import gpu_threads
 
-    # nvcc compiles the kernels' code while the CPU build runs
+    # nvcc compiles the kernels while the CPU build runs
     with ThreadPoolExecutor(1) as pool:
-        sizes = pool.submit(program_functions, pdir, opts.defines)
+        compiled = pool.submit(program_functions, pdir, opts.defines)
         recs = chosen.count(pdir, argv, opts)
-        functions, problems = sizes.result()
+        functions, problems = compiled.result()
     for p in problems:
         log.warning("%s: %s", pdir.name, p)
     for r in recs:
-        r.code_bytes = code_bytes_of(r.kernel, functions)
-        r.dram_bytes_by_gpu, r.dram_bytes = add_code_bytes(r.dram_bytes_by_gpu, r.dram_bytes,
-                                                           r.code_bytes)
+        r.code_bytes, r.gpu_local_memory = kernel_code(r.kernel, functions)
+        old = r.dram_bytes_by_gpu
+        r.dram_bytes_by_gpu = apply_kernel_code(
+            old, r.code_bytes, r.gpu_local_memory, r.local_load_bytes + r.local_store_bytes,
+            r.local_footprint, gpu_threads("cuda", r.grid, r.block))
+        same = [g for g, v in old.items() if v == r.dram_bytes]
+        if r.dram_bytes is not None and same:
+            r.dram_bytes = r.dram_bytes_by_gpu[same[0]]
     return recs

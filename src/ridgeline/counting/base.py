@@ -77,6 +77,9 @@ class LaunchCount:
     #: CUDA: the kernel's machine code (SASS) in bytes, included in the DRAM bytes (read from
     #: DRAM after the profiler's cache flush; counting.codebytes); None when unknown
     code_bytes: float | None = None
+    #: CUDA: whether the compiled kernel uses local memory (stack frame, LDL/STL); False
+    #: drops the modelled local traffic from the DRAM bytes; None when unknown
+    gpu_local_memory: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
