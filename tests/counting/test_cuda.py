@@ -396,3 +396,14 @@ def test_arrays_the_gpu_keeps_in_registers_move_no_local_bytes(toolchain: None,
     # without the compiled kernel the CPU's view stands: local traffic through DRAM
     (cpu,) = count_run(programs / "unrolled-cuda", str(n), gpu="rtx3080", code_size=False)
     assert cpu.gpu_local_memory is None and cpu.dram_bytes > 8 * n + FLOOR + 1e6
+
+
+def test_counters_every_block_updates_are_written_back_once(toolchain: None,
+                                                            programs: Path) -> None:
+    # 16384 blocks, 10 counted: the 64 counters (8 sectors) are read and made dirty by the
+    # first counted block and updated in the L2 by the others; scaling their write-backs
+    # like the global accesses (each sampled block standing for 1638) would add 419 kB
+    n = 4194304
+    (r,) = count_run(programs / "hotbins-cuda", str(n), gpu="rtx3080")
+    assert r.blocks_counted < r.blocks_total == n // 256
+    assert r.dram_bytes == 4 * n + 256 + 256 + floor(r)

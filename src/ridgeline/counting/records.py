@@ -196,7 +196,10 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
         gpu_spec = get_gpu(name)
         rd = l2.get("read_miss_weighted")
         rd = float(rd) if rd is not None else l2["read_miss_sectors"] * sscale
-        wb = l2["write_back_sectors"] * sscale
+        # sectors made dirty, weighted per counted block like the read misses (runtimes
+        # before them: every written-back sector scaled like the global accesses)
+        wd = l2.get("dirtied_weighted")
+        wb = float(wd) if wd is not None else l2["write_back_sectors"] * sscale
         size = float(l2.get("bytes", 0))
         keep = 1.0 - gpu_spec.l2_exit_writeback
         if keep > 0:

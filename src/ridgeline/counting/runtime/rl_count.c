@@ -258,6 +258,9 @@ typedef struct {
   uint64_t *tag; uint64_t *stamp; uint8_t *valid, *dirty;
   uint64_t clock, rd_miss, wr_back; /* wr_back: at eviction */
   uint64_t rd_snap; double rd_w; /* read misses per counting window, weighted like it */
+  /* sectors made dirty (clean -> dirty: each is written back once, at eviction or after the
+   * launch), and the same per counting window, weighted like it */
+  uint64_t dirtied, wd_snap; double wd_w;
 } rl_l2;
 static rl_l2 l2s[MAX_L2];
 static int nl2;
@@ -285,7 +288,10 @@ static void l2_access(rl_l2 *c, uint64_t sector, int write) {
     c->wr_back += (uint64_t)__builtin_popcount(c->dirty[way]);
     c->tag[way] = line + 1; c->valid[way] = 0; c->dirty[way] = 0;
   }
-  if (write) { c->dirty[way] |= (uint8_t)bit; c->valid[way] |= (uint8_t)bit; }
+  if (write) {
+    if (!(c->dirty[way] & bit)) c->dirtied++;
+    c->dirty[way] |= (uint8_t)bit; c->valid[way] |= (uint8_t)bit;
+  }
   else if (!(c->valid[way] & bit)) { c->rd_miss++; c->valid[way] |= (uint8_t)bit; }
   c->stamp[way] = ++c->clock;
 }
@@ -298,7 +304,7 @@ static void l2_finish(rl_l2 *c, uint64_t *rd, uint64_t *wb, uint64_t *exit_dirty
   *rd = c->rd_miss; *wb = c->wr_back + left; *exit_dirty = left;
   memset(c->tag, 0, n * 8); memset(c->stamp, 0, n * 8);
   memset(c->valid, 0, n); memset(c->dirty, 0, n);
-  c->clock = c->rd_miss = c->wr_back = 0;
+  c->clock = c->rd_miss = c->wr_back = c->dirtied = 0;
 }
 
 /* ---- memory hooks --------------------------------------------------------------------- */
@@ -613,7 +619,10 @@ static void mem_vec(uint64_t *v) {
 
 void __rl_window_begin(void) {
   memcpy(rl_snap, __rl_bbc, __rl_nbb * 8);
-  for (int i = 0; i < nl2; i++) l2s[i].rd_snap = l2s[i].rd_miss;
+  for (int i = 0; i < nl2; i++) {
+    l2s[i].rd_snap = l2s[i].rd_miss;
+    l2s[i].wd_snap = l2s[i].dirtied;
+  }
   for (int i = 0; i < 3; i++) rl_extra_snap[i] = rl_extra_flops[i];
   rl_extra_snap[3] = rl_extra_int;
   mem_vec(rl_mem_snap);
@@ -634,6 +643,9 @@ void __rl_window_end_w(double w) {
   /* a sampled block's read misses stand for the blocks it represents; data the earlier
    * sampled blocks already brought into the L2 (tables every block reads) is not re-counted */
   for (int i = 0; i < nl2; i++) l2s[i].rd_w += w * (double)(l2s[i].rd_miss - l2s[i].rd_snap);
+  /* the same for sectors made dirty: hot sectors every block updates (atomic counters,
+   * histograms) are dirtied once, by the first sampled block, not once per block */
+  for (int i = 0; i < nl2; i++) l2s[i].wd_w += w * (double)(l2s[i].dirtied - l2s[i].wd_snap);
   for (int i = 0; i < 3; i++) rl_extra_w[i] += w * (double)(rl_extra_flops[i] - rl_extra_snap[i]);
   rl_extra_w[3] += w * (double)(rl_extra_int - rl_extra_snap[3]);
   if (nblock_work == block_work_cap) {
@@ -665,14 +677,14 @@ void __rl_blocks(uint64_t total, uint64_t counted) { blocks_total = total; block
  * again would pass RL_SAMPLE_BUDGET seconds (default 4), or at RL_SAMPLE_MAX (default 1024).
  * Interior windows are counted with weight 1 and scaled once the sample size is known. */
 static double *rl_base_acc;
-static double rl_base_mem[2 * NMEM], rl_base_extra[4], rl_base_rd[MAX_L2];
+static double rl_base_mem[2 * NMEM], rl_base_extra[4], rl_base_rd[MAX_L2], rl_base_wd[MAX_L2];
 
 static void interior_begin(void) {
   if (!rl_base_acc) rl_base_acc = calloc(__rl_nbb + 1, sizeof(double));
   memcpy(rl_base_acc, rl_acc, __rl_nbb * sizeof(double));
   memcpy(rl_base_mem, rl_mem_w, sizeof rl_mem_w);
   memcpy(rl_base_extra, rl_extra_w, sizeof rl_extra_w);
-  for (int i = 0; i < nl2; i++) rl_base_rd[i] = l2s[i].rd_w;
+  for (int i = 0; i < nl2; i++) { rl_base_rd[i] = l2s[i].rd_w; rl_base_wd[i] = l2s[i].wd_w; }
 }
 
 static void interior_scale(double f) { /* what was counted since interior_begin, times f */
@@ -680,7 +692,10 @@ static void interior_scale(double f) { /* what was counted since interior_begin,
     rl_acc[i] = rl_base_acc[i] + f * (rl_acc[i] - rl_base_acc[i]);
   for (int i = 0; i < 2 * NMEM; i++) rl_mem_w[i] = rl_base_mem[i] + f * (rl_mem_w[i] - rl_base_mem[i]);
   for (int i = 0; i < 4; i++) rl_extra_w[i] = rl_base_extra[i] + f * (rl_extra_w[i] - rl_base_extra[i]);
-  for (int i = 0; i < nl2; i++) l2s[i].rd_w = rl_base_rd[i] + f * (l2s[i].rd_w - rl_base_rd[i]);
+  for (int i = 0; i < nl2; i++) {
+    l2s[i].rd_w = rl_base_rd[i] + f * (l2s[i].rd_w - rl_base_rd[i]);
+    l2s[i].wd_w = rl_base_wd[i] + f * (l2s[i].wd_w - rl_base_wd[i]);
+  }
 }
 
 double __rl_now(void) {
@@ -836,13 +851,14 @@ static void emit(void) {
           (unsigned long long)srd, (unsigned long long)swr);
   for (int i = 0; i < nl2; i++) {
     uint64_t rd, wb, left;
-    double rdw = l2s[i].rd_w;
-    l2s[i].rd_w = 0;
+    double rdw = l2s[i].rd_w, wdw = l2s[i].wd_w;
+    l2s[i].rd_w = l2s[i].wd_w = 0;
     l2_finish(&l2s[i], &rd, &wb, &left);
     fprintf(f, "%s{\"bytes\":%llu,\"read_miss_sectors\":%llu,\"write_back_sectors\":%llu,"
-            "\"exit_dirty_sectors\":%llu,\"read_miss_weighted\":%.17g}",
+            "\"exit_dirty_sectors\":%llu,\"read_miss_weighted\":%.17g,"
+            "\"dirtied_weighted\":%.17g}",
             i ? "," : "", (unsigned long long)l2s[i].bytes, (unsigned long long)rd,
-            (unsigned long long)wb, (unsigned long long)left, rdw);
+            (unsigned long long)wb, (unsigned long long)left, rdw, wdw);
   }
   fprintf(f, "]}\n");
   fflush(f);
