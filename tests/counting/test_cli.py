@@ -29,6 +29,15 @@ def test_count_run_json(toolchain: None, programs: Path,
     assert out[0]["dram_bytes"] == 4000 + 32 + LAUNCH_DRAM_FLOOR["cuda"] + out[0]["code_bytes"]
 
 
+def test_count_run_table_says_what_the_compiled_kernel_changed(
+        toolchain: None, programs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["count-run", str(programs / "unrolled-cuda"), "--args", "4096", "--gpu",
+               "rtx3080"])
+    assert rc == 0
+    err = capsys.readouterr().err
+    assert "machine code" in err and "registers in the compiled kernel" in err
+
+
 def test_count_run_error_exit(programs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc = main(["count-run", str(programs / "thrust-cuda")])
     assert rc != 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ridgeline.cli._common import print_json, print_table
 from ridgeline.errors import UsageError
@@ -106,4 +107,21 @@ def run(args: argparse.Namespace) -> int:
           f"{r.global_store_bytes:.4g}", f"{r.dram_bytes or 0:.4g}",
           f"{r.blocks_counted}/{r.blocks_total}"] for r in recs],
     )
+    if any(r.backend == "cuda" for r in recs):
+        coded = [r for r in recs if r.code_bytes is not None]
+        if coded:
+            lo, hi = (f(r.code_bytes or 0.0 for r in coded) for f in (min, max))
+            span = f"{lo:.0f}" if lo == hi else f"{lo:.0f}-{hi:.0f}"
+            print(f"DRAM B includes each kernel's machine code (nvcc sm_86 SASS, {span} "
+                  "bytes), which a profiled launch reads after the cache flush",
+                  file=sys.stderr)
+        dropped = [r for r in recs if r.gpu_local_memory is False
+                   and r.local_load_bytes + r.local_store_bytes > 0]
+        if dropped:
+            print(f"{len(dropped)} launch(es): the CPU's stack arrays are registers in the "
+                  "compiled kernel (no local memory), so no local traffic is counted",
+                  file=sys.stderr)
+        if len(coded) < len(recs):
+            print("kernels without a compiled form (nvcc missing or failed): DRAM B leaves "
+                  "their code out", file=sys.stderr)
     return 0
