@@ -304,6 +304,20 @@ def test_math_on_constants_folded_or_counted_per_call(toolchain: None, programs:
         math_options("icc")
 
 
+def test_nvcc_fast_math_flag_is_not_a_clang_build(toolchain: None, programs: Path) -> None:
+    # the Makefile builds with nvcc -use_fast_math: powf is the approximate __powf there; a
+    # clang build of the same source (HeCBench's CMake build behind the paper-A rows) has no
+    # such flag and runs the full powf (minkowski: 61 FLOPs per call measured, not 3)
+    from ridgeline.counting import math_options
+    from ridgeline.counting.mathops import FAST_MATH_FLOPS, MATH_FLOPS
+
+    n = 4096
+    (fast,) = count_run(programs / "fastpow-cuda", str(n))
+    assert fast.flops_sp == n * FAST_MATH_FLOPS["powf"]
+    (full,) = count_run(programs / "fastpow-cuda", str(n), **math_options("clang"))
+    assert full.flops_sp == n * MATH_FLOPS["powf"][1]
+
+
 def test_static_library_from_a_subfolder_makefile(toolchain: None, programs: Path) -> None:
     # the link rule takes ./vec/libvec.a, which vec/makefile's "basic" goal archives from
     # fill.o and extra.o; extra.o calls a function nothing defines and is not needed, as a

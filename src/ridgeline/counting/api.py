@@ -20,14 +20,17 @@ class MathOptions(TypedDict):
 
     fold_math: bool
     approx_sqrt: bool
+    nvcc_fast_math: bool
 
 
-#: how a GPU compiler lowers math, as count_run options: nvcc folds math calls on constants
-#: and keeps the IEEE sqrtf; clang through libdevice keeps every call and (its NVVM reflection
-#: leaving ``__CUDA_PREC_SQRT`` at 0) takes the approximate sqrtf
+#: how a GPU compiler lowers math, as count_run options: nvcc folds math calls on constants,
+#: keeps the IEEE sqrtf and takes the Makefile's ``-use_fast_math``; clang through libdevice
+#: keeps every call, (its NVVM reflection leaving ``__CUDA_PREC_SQRT`` at 0) takes the
+#: approximate sqrtf, and has no ``-use_fast_math`` (an nvcc flag: HeCBench's CMake clang
+#: build drops it, and minkowski's measured powf is the full 61 FLOPs, not the fast 3)
 GPU_COMPILERS: dict[str, MathOptions] = {
-    "nvcc": {"fold_math": True, "approx_sqrt": False},
-    "clang": {"fold_math": False, "approx_sqrt": True},
+    "nvcc": {"fold_math": True, "approx_sqrt": False, "nvcc_fast_math": True},
+    "clang": {"fold_math": False, "approx_sqrt": True, "nvcc_fast_math": False},
 }
 
 
@@ -79,7 +82,7 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
               expect: list[str] | None = None,
               defines: list[str] | None = None,
               fold_math: bool = True, approx_sqrt: bool = False,
-              code_size: bool = True) -> list[LaunchCount]:
+              code_size: bool = True, nvcc_fast_math: bool = True) -> list[LaunchCount]:
     """Build *program_dir* for the CPU, run it with *args* and count the first *launches*
     launches of each kernel (or only of *kernel*, a substring of the kernel name).
 
@@ -102,7 +105,8 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
     reads them from a ``compile_commands.json``). With *fold_math* False, math calls on
     constants (``cosf(0.5f)``) are not evaluated at build time but counted per call, as a GPU
     build that links libdevice (clang CUDA, OpenMP offload) runs them. With *approx_sqrt*
-    ``sqrtf`` costs what its approximate form does (libdevice under clang takes it).
+    ``sqrtf`` costs what its approximate form does (libdevice under clang takes it). With
+    *nvcc_fast_math* False the Makefile's ``-use_fast_math`` (an nvcc flag) is not applied.
     With *code_size* (CUDA), each kernel is compiled with nvcc beside the run: its machine
     code joins the DRAM bytes (``code_bytes``), and a kernel whose SASS has no local memory
     moves no local bytes (``gpu_local_memory``; see :mod:`ridgeline.counting.codebytes`;
@@ -138,7 +142,8 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
                       sample_max=sample_max, sample_budget=sample_budget,
                       idle_stop=idle_stop, expect=list(expect or []),
                       defines=None if defines is None else list(defines),
-                      fold_math=fold_math, approx_sqrt=approx_sqrt)
+                      fold_math=fold_math, approx_sqrt=approx_sqrt,
+                      nvcc_fast_math=nvcc_fast_math)
     chosen = backend_for(pdir, backend)
     if chosen.name != "cuda" or not code_size:
         return chosen.count(pdir, argv, opts)

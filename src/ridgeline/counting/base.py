@@ -122,6 +122,8 @@ class RunOptions:
     fold_math: bool = True
     #: count ``sqrtf`` as the approximate square root (toolchain.BuildSpec.approx_sqrt)
     approx_sqrt: bool = False
+    #: CUDA: apply the Makefile's ``-use_fast_math`` (nvcc's flag; False for a clang build)
+    nvcc_fast_math: bool = True
 
 
 class Backend(ABC):

@@ -116,7 +116,8 @@ class CudaBackend(Backend):
                 defines=makefile_defines(program_dir) if opts.defines is None else opts.defines,
                 std=std,
                 extra_flags=["-Wno-register", *_sibling_includes(program_dir)],
-                fast_math=makefile_fast_math(program_dir), fold_math=opts.fold_math,
+                fast_math=opts.nvcc_fast_math and makefile_fast_math(program_dir),
+                fold_math=opts.fold_math,
                 approx_sqrt=opts.approx_sqrt, contract=not makefile_no_fmad(program_dir),
                 library=[c for s, c in zip(srcs, copies, strict=True) if s in library],
             )
