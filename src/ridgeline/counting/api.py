@@ -149,8 +149,7 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
         return chosen.count(pdir, argv, opts)
     from concurrent.futures import ThreadPoolExecutor
 
-    from ridgeline.counting.codebytes import apply_kernel_code, kernel_code, program_functions
-    from ridgeline.counting.records import gpu_threads
+    from ridgeline.counting.codebytes import apply_kernel_code_to_launch, program_functions
 
     # nvcc compiles the kernels while the CPU build runs
     with ThreadPoolExecutor(1) as pool:
@@ -160,12 +159,5 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
     for p in problems:
         log.warning("%s: %s", pdir.name, p)
     for r in recs:
-        r.code_bytes, r.gpu_local_memory = kernel_code(r.kernel, functions)
-        old = r.dram_bytes_by_gpu
-        r.dram_bytes_by_gpu = apply_kernel_code(
-            old, r.code_bytes, r.gpu_local_memory, r.local_load_bytes + r.local_store_bytes,
-            r.local_footprint, gpu_threads("cuda", r.grid, r.block))
-        same = [g for g, v in old.items() if v == r.dram_bytes]
-        if r.dram_bytes is not None and same:
-            r.dram_bytes = r.dram_bytes_by_gpu[same[0]]
+        apply_kernel_code_to_launch(r, functions)
     return recs

@@ -30,19 +30,22 @@ from typing import Any, NamedTuple
 
 from ridgeline.compile.kernel import functions_named
 from ridgeline.compile.nvcc import compile_cuda
-from ridgeline.counting.dram import local_dram_bytes
+from ridgeline.counting.base import LaunchCount
 from ridgeline.counting.program import (
     makefile_defines,
     makefile_includes,
     makefile_nvcc_flags,
     sources_of,
 )
+from ridgeline.counting.records import gpu_local_dram, gpu_threads
 from ridgeline.errors import CompileError, MissingDependencyError
+from ridgeline.hardware import get_gpu
 
 log = logging.getLogger(__name__)
 
 __all__ = ["INSTRUCTION_BYTES", "CODE_ARCH", "KernelCode", "program_functions",
-           "kernel_code", "apply_kernel_code", "apply_kernel_code_to_record"]
+           "kernel_code", "apply_kernel_code", "apply_kernel_code_to_launch",
+           "apply_kernel_code_to_record"]
 
 #: bytes of one SASS instruction (Volta and later)
 INSTRUCTION_BYTES = 16
@@ -110,15 +113,12 @@ def kernel_code(kernel: str, functions: dict[str, KernelCode]
 
 def _local_term(gpu: str, local_bytes: float, footprint: float | None,
                 threads: float) -> float:
-    from ridgeline.hardware import get_gpu
-
-    if not footprint or not threads or local_bytes <= 0:
-        return 0.0
+    """The local traffic records.to_launch_count modelled for catalog GPU *gpu*."""
     try:
         spec = get_gpu(gpu)
     except KeyError:  # a GPU of a user's catalog file that is not loaded now
         return 0.0
-    return local_dram_bytes(local_bytes, footprint, threads, spec.sm_count, spec.l2_bytes)
+    return gpu_local_dram(spec, local_bytes, footprint, threads)
 
 
 def apply_kernel_code(by_gpu: dict[str, float], code: float | None,
@@ -136,6 +136,19 @@ def apply_kernel_code(by_gpu: dict[str, float], code: float | None,
     return out
 
 
+def apply_kernel_code_to_launch(r: LaunchCount, functions: dict[str, KernelCode]) -> None:
+    """Give a fresh launch count its kernel's code bytes and local-memory use, and bring its
+    DRAM bytes (every GPU's, and the requested one's: the first GPU modelled, as
+    ``records.to_launch_count`` takes it) to what they say."""
+    r.code_bytes, r.gpu_local_memory = kernel_code(r.kernel, functions)
+    r.dram_bytes_by_gpu = apply_kernel_code(
+        r.dram_bytes_by_gpu, r.code_bytes, r.gpu_local_memory,
+        r.local_load_bytes + r.local_store_bytes, r.local_footprint,
+        gpu_threads("cuda", r.grid, r.block))
+    if r.dram_bytes is not None and r.dram_bytes_by_gpu:
+        r.dram_bytes = next(iter(r.dram_bytes_by_gpu.values()))
+
+
 def apply_kernel_code_to_record(rec: dict[str, Any], functions: dict[str, KernelCode]
                                 ) -> dict[str, Any]:
     """A stored CUDA launch record (``LaunchCount.to_dict``) brought to what count-run gives
@@ -144,8 +157,6 @@ def apply_kernel_code_to_record(rec: dict[str, Any], functions: dict[str, Kernel
     have ``code_bytes`` only get the local-memory step."""
     if "gpu_local_memory" in rec or rec.get("backend") != "cuda":
         return rec
-    from ridgeline.counting.records import gpu_threads
-
     code, local = kernel_code(str(rec["kernel"]), functions)
     had_code = "code_bytes" in rec
     grid, block = rec.get("grid"), rec.get("block")

@@ -15,7 +15,7 @@ from ridgeline.hardware import GPU, get_gpu
 
 __all__ = ["load_blocks", "to_launch_count", "footprint_bound", "INT_KINDS", "INT_DIV_EXTRA",
            "read_raw", "LAUNCH_DRAM_FLOOR", "DRAM_MODEL", "upgrade_record",
-           "gpu_threads", "OMP_SPLIT_ITERATIONS"]
+           "gpu_threads", "gpu_local_dram", "OMP_SPLIT_ITERATIONS"]
 
 #: integer kinds summed into int_ops (compares and address arithmetic are integer
 #: instructions on NVIDIA GPUs too; conversions are mostly free there)
@@ -115,8 +115,8 @@ def upgrade_record(rec: dict[str, Any]) -> dict[str, Any]:
                 32.0 * swr, _written_share(srd, swr) * spec.l2_mb * (1 << 20))
         if model < 3 and old_t != new_t:
             depth = rec.get("local_footprint")
-            new += (_local_dram(spec, local, depth, new_t)
-                    - _local_dram(spec, local, depth, old_t))
+            new += (gpu_local_dram(spec, local, depth, new_t)
+                    - gpu_local_dram(spec, local, depth, old_t))
         by_gpu[name] = new
         # dram_bytes is the requested GPU's figure: it moves with that GPU's
         if rec.get("dram_bytes") is not None and rec["dram_bytes"] == v:
@@ -155,7 +155,9 @@ def _old_gpu_threads(backend: str, grid: tuple[int, int, int] | None,
     return float(math.prod(grid) * math.prod(block)) if grid and block else 0.0
 
 
-def _local_dram(gpu: GPU, accessed: float, depth: float | None, threads: float) -> float:
+def gpu_local_dram(gpu: GPU, accessed: float, depth: float | None, threads: float) -> float:
+    """Local-memory DRAM bytes of a launch on *gpu* (``dram.local_dram_bytes``; 0 without a
+    footprint or threads)."""
     if not depth or not threads:
         return 0.0
     return local_dram_bytes(float(accessed), float(depth), threads, gpu.sm_count, gpu.l2_bytes)
@@ -214,7 +216,7 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
             rd = min(rd, bound_rd)
         if 32.0 * (bound_rd + bound_wr) <= size:
             wb = min(wb, bound_wr)
-        by_gpu[name] = 32.0 * (rd + wb) + floor + _local_dram(gpu_spec, ll[1] + ls[1], depth,
+        by_gpu[name] = 32.0 * (rd + wb) + floor + gpu_local_dram(gpu_spec, ll[1] + ls[1], depth,
                                                               threads)
     gl, gs = raw["global_load"], raw["global_store"]
     sh = raw["shared_load"][0] + raw["shared_store"][0]
