@@ -133,8 +133,15 @@ def _unpack_inputs(program_dir: Path, exe_args: str) -> None:
 
     dirs = [program_dir, *makefile_includes(program_dir)]
     for a in str(exe_args or "").split():
-        if "/" in a and (program_dir / a).parent.is_dir():
-            dirs.append((program_dir / a).parent.resolve())
+        if "/" in a:
+            # the nearest folder that exists: "../x-sycl/data/bm1" names a folder that
+            # x-sycl's data.tar.gz holds
+            top = program_dir.resolve().parent
+            d = (program_dir / a).resolve().parent
+            while not d.is_dir() and d != top and top in d.parents:
+                d = d.parent
+            if d.is_dir() and top in d.parents:
+                dirs.append(d)
     for d in dict.fromkeys(p.resolve() for p in dirs):
         for arc in [*d.glob("*.tar.gz"), *d.glob("*.tgz"), *d.glob("*.tar.bz2")]:
             try:
