@@ -266,3 +266,21 @@ def test_nowait_regions_are_counted_one_after_another(libomp: None, programs: Pa
     recs = count_run(programs / "nowait-omp", "4096 4", gpu="rtx3080", launches=4)
     assert [r.flops_sp for r in recs] == [8192.0, 4096.0] * 4
     assert [short_region_name(r.kernel) for r in recs][:2] == ["main_l17", "main_l21"]
+
+
+def test_sampled_stencil_teams_find_their_neighbours_rows_in_the_l2(libomp: None,
+                                                                    programs: Path) -> None:
+    # 510 rows of 16 teams of 256 iterations (sampled), each reading three rows of an 8 MB
+    # image: on the GPU the input comes from DRAM once and the output goes back once. The
+    # teams run before each sampled one (warm_blocks) leave their rows in the L2 model; a
+    # team counted alone reads all three rows from DRAM
+    w, h = 4096, 512
+    (r,) = count_run(programs / "rows-omp", str(h), gpu="rtx3080")
+    assert r.blocks_counted < r.blocks_total == w * (h - 2) // 256
+    data = 4 * w * h + 4 * w * (h - 2)
+    # within the spread of eight sampled blocks (the full run gives the data exactly)
+    assert r.dram_bytes == pytest.approx(data + FLOOR, rel=0.15)
+    (alone,) = count_run(programs / "rows-omp", str(h), gpu="rtx3080", warm_blocks=0)
+    assert alone.dram_bytes > 1.5 * data
+    # the warm teams are not counted: the operations are the same either way
+    assert r.flops_sp == alone.flops_sp == pytest.approx(2 * w * (h - 2), rel=1e-9)

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ridgeline.cli._common import print_json, print_table
+from ridgeline.counting.base import WARM_BLOCKS
 from ridgeline.errors import UsageError
 
 
@@ -45,6 +46,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="sampled launches: blocks counted besides the first and last, at most")
     p.add_argument("--sample-budget", type=float, default=4.0, metavar="SECONDS",
                    help="sampled launches: stop doubling the sample past about this time")
+    p.add_argument("--warm-blocks", type=int, default=WARM_BLOCKS, metavar="BLOCKS",
+                   help="sampled launches: blocks run before each sampled one, uncounted, "
+                   "through the L2 model only, so the sample meets the lines its GPU "
+                   f"neighbours bring (default {WARM_BLOCKS}; 0: isolated samples)")
     p.add_argument("--idle-stop", type=float, default=None, metavar="SECONDS",
                    help="end the program this long after its last counted launch")
     p.add_argument("--run-all", action="store_true",
@@ -94,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
                      skip_after=not args.run_all, sample_threshold=args.sample_threshold,
                      sample_blocks=args.sample_min, sample_max=args.sample_max,
                      sample_budget=args.sample_budget, idle_stop=args.idle_stop,
-                     defines=defines,
+                     defines=defines, warm_blocks=args.warm_blocks,
                      **math_options(args.gpu_compiler, args.keep_constant_math))
     if args.json:
         print_json([r.to_dict() for r in recs])

@@ -75,6 +75,7 @@ def build_and_count(backend: str, program_dir: Path, spec: BuildSpec, args: list
                "RL_SAMPLE_BLOCKS": str(opts.sample_blocks),
                "RL_SAMPLE_MAX": str(opts.sample_max),
                "RL_SAMPLE_BUDGET": str(opts.sample_budget),
+               "RL_WARM_BLOCKS": str(opts.warm_blocks),
                "RL_SAMPLE_SKIP": "1" if opts.sample_skip else "0",
                "RL_LAUNCH_BUDGET": str(opts.launch_budget),
                "RL_EXPECT": "\n".join(e for e in opts.expect if e), **(extra_env or {})}

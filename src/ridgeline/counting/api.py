@@ -7,7 +7,14 @@ import shlex
 from pathlib import Path
 from typing import TypedDict
 
-from ridgeline.counting.base import BACKENDS, Backend, LaunchCount, ProgramRunError, RunOptions
+from ridgeline.counting.base import (
+    BACKENDS,
+    WARM_BLOCKS,
+    Backend,
+    LaunchCount,
+    ProgramRunError,
+    RunOptions,
+)
 from ridgeline.errors import UsageError
 
 log = logging.getLogger(__name__)
@@ -82,7 +89,8 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
               expect: list[str] | None = None,
               defines: list[str] | None = None,
               fold_math: bool = True, approx_sqrt: bool = False,
-              code_size: bool = True, nvcc_fast_math: bool = True) -> list[LaunchCount]:
+              code_size: bool = True, nvcc_fast_math: bool = True,
+              warm_blocks: int = WARM_BLOCKS) -> list[LaunchCount]:
     """Build *program_dir* for the CPU, run it with *args* and count the first *launches*
     launches of each kernel (or only of *kernel*, a substring of the kernel name).
 
@@ -92,9 +100,11 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
     *sample_blocks*, doubling while the sampled blocks' work varies, up to *sample_max* or
     about *sample_budget* seconds; see ``__rl_sample_launch`` in ``runtime/rl_count.c``) and
     extrapolate; the other blocks are not run (with *sample_skip* False they run uncounted,
-    so their results exist). OpenMP regions sample their teams the same way. A counted
-    launch whose first block (team) shows that the whole grid would take more than
-    *launch_budget* seconds is sampled too.
+    so their results exist). Up to *warm_blocks* blocks before each sampled interior block
+    run first, uncounted, through the L2 model only, so the sample finds the lines its GPU
+    neighbours would have brought (0: isolated samples). OpenMP regions sample their teams
+    the same way. A counted launch whose first block (team) shows that the whole grid would
+    take more than *launch_budget* seconds is sampled too.
     With *skip_after* a kernel is no longer executed once its launches are counted (fast;
     the program's own result checks may then fail, which does not matter). *idle_stop* ends
     the program that many seconds after its last counted launch (kernels launched later are
@@ -118,6 +128,8 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
         raise UsageError(f"program folder {str(pdir)!r} does not exist (PROGRAM_DIR)")
     if launches < 1:
         raise UsageError(f"--launches must be >= 1, got {launches}")
+    if warm_blocks < 0:
+        raise UsageError(f"--warm-blocks must be >= 0, got {warm_blocks}")
     if sample_blocks < 1 or sample_max < sample_blocks:
         raise UsageError(f"sampled blocks: need 1 <= --sample-min ({sample_blocks}) <= "
                          f"--sample-max ({sample_max})")
@@ -143,7 +155,7 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
                       idle_stop=idle_stop, expect=list(expect or []),
                       defines=None if defines is None else list(defines),
                       fold_math=fold_math, approx_sqrt=approx_sqrt,
-                      nvcc_fast_math=nvcc_fast_math)
+                      nvcc_fast_math=nvcc_fast_math, warm_blocks=warm_blocks)
     chosen = backend_for(pdir, backend)
     if chosen.name != "cuda" or not code_size:
         return chosen.count(pdir, argv, opts)
