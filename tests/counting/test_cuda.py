@@ -9,6 +9,7 @@ import pytest
 from ridgeline.counting import LaunchCount, count_run
 from ridgeline.counting.records import DRAM_MODEL, LAUNCH_DRAM_FLOOR
 from ridgeline.errors import UsageError
+from tests.counting.conftest import check_sampled_stencil
 
 pytestmark = pytest.mark.slow
 N = 65536
@@ -425,16 +426,4 @@ def test_counters_every_block_updates_are_written_back_once(toolchain: None,
 
 def test_sampled_stencil_blocks_find_their_neighbours_rows_in_the_l2(toolchain: None,
                                                                      programs: Path) -> None:
-    # 510 x 16 blocks of 256 threads (sampled), each reading three rows of an 8 MB image: on
-    # the GPU the input comes from DRAM once and the output goes back once. The blocks run
-    # before each sampled one (warm_blocks) leave their rows in the L2 model; a block counted
-    # alone reads all three rows from DRAM
-    w, h = 4096, 512
-    (r,) = count_run(programs / "rows-cuda", str(h), gpu="rtx3080")
-    assert r.blocks_counted < r.blocks_total == w * (h - 2) // 256
-    data = 4 * w * h + 4 * w * (h - 2)
-    # within the spread of eight sampled blocks (the full run gives the data exactly)
-    assert r.dram_bytes == pytest.approx(data + floor(r), rel=0.15)
-    (alone,) = count_run(programs / "rows-cuda", str(h), gpu="rtx3080", warm_blocks=0)
-    assert alone.dram_bytes > 1.5 * data
-    assert r.flops_sp == alone.flops_sp == pytest.approx(2 * w * (h - 2), rel=1e-9)
+    check_sampled_stencil(programs / "rows-cuda", FLOOR, code=True)

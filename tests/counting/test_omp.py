@@ -11,6 +11,7 @@ import pytest
 from ridgeline.counting import count_run
 from ridgeline.counting.omp import short_region_name
 from ridgeline.counting.records import LAUNCH_DRAM_FLOOR
+from tests.counting.conftest import check_sampled_stencil
 
 pytestmark = pytest.mark.slow
 N = 4096
@@ -270,17 +271,4 @@ def test_nowait_regions_are_counted_one_after_another(libomp: None, programs: Pa
 
 def test_sampled_stencil_teams_find_their_neighbours_rows_in_the_l2(libomp: None,
                                                                     programs: Path) -> None:
-    # 510 rows of 16 teams of 256 iterations (sampled), each reading three rows of an 8 MB
-    # image: on the GPU the input comes from DRAM once and the output goes back once. The
-    # teams run before each sampled one (warm_blocks) leave their rows in the L2 model; a
-    # team counted alone reads all three rows from DRAM
-    w, h = 4096, 512
-    (r,) = count_run(programs / "rows-omp", str(h), gpu="rtx3080")
-    assert r.blocks_counted < r.blocks_total == w * (h - 2) // 256
-    data = 4 * w * h + 4 * w * (h - 2)
-    # within the spread of eight sampled blocks (the full run gives the data exactly)
-    assert r.dram_bytes == pytest.approx(data + FLOOR, rel=0.15)
-    (alone,) = count_run(programs / "rows-omp", str(h), gpu="rtx3080", warm_blocks=0)
-    assert alone.dram_bytes > 1.5 * data
-    # the warm teams are not counted: the operations are the same either way
-    assert r.flops_sp == alone.flops_sp == pytest.approx(2 * w * (h - 2), rel=1e-9)
+    check_sampled_stencil(programs / "rows-omp", FLOOR)
