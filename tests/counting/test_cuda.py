@@ -336,9 +336,12 @@ def test_a_launch_sized_by_a_sampled_kernel_is_counted_on_the_rerun(toolchain: N
                                                                     programs: Path) -> None:
     # flag's 1M threads are sampled; the sampled blocks alone leave count far too small and
     # use's grid empty: an empty grid is not a launch (as on a GPU), use stays expected, and
-    # the rerun with every block executed gives it its 2**20 / 65536 = 16 blocks
+    # the rerun with every block executed gives it its 2**20 / 65536 = 16 blocks. Without
+    # warm blocks: those would run 512 more of flag's blocks, leaving use a grid of 2 blocks,
+    # wrong but not empty, which no rerun corrects (a later launch sized from a sampled
+    # launch's results is only caught when it comes out empty)
     recs = count_run(programs / "sizedby-cuda", str(1 << 20), launches=1,
-                     expect=["flag", "count", "use"], timeout=120)
+                     expect=["flag", "count", "use"], timeout=120, warm_blocks=0)
     by = {r.kernel: r for r in recs}
     assert set(by) == {"flag", "count", "use"}
     assert by["use"].grid == (16, 1, 1)

@@ -194,6 +194,7 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
     depth = raw.get("local_depth") if "local_array_load" in raw else None
     grid, block = _dim(raw.get("grid")), _dim(raw.get("block"))
     threads = gpu_threads(backend, grid, block)
+    sampled = int(raw.get("blocks_counted", 1)) < int(raw.get("blocks_total", 1))
     for name, l2 in zip(l2_names, raw.get("l2", []), strict=False):
         gpu_spec = get_gpu(name)
         rd = l2.get("read_miss_weighted")
@@ -203,12 +204,20 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
         wd = l2.get("dirtied_weighted")
         wb = float(wd) if wd is not None else l2["write_back_sectors"] * sscale
         size = float(l2.get("bytes", 0))
+        if sampled:
+            # every sector the launch reads comes from DRAM at least once (the profiler
+            # flushes the caches before it) and every one it writes goes back once:
+            # sampled blocks warmed by the blocks before them (RunOptions.warm_blocks) find
+            # the lines they share already there, so their misses and newly dirtied
+            # sectors extrapolate below that when many blocks share a little data
+            rd, wb = max(rd, srd), max(wb, swr)
         keep = 1.0 - gpu_spec.l2_exit_writeback
         if keep > 0:
             # the GPU keeps some of its dirty sectors at the end of the launch. Sampled
             # blocks fill the model L2 less than the whole launch would: what stays dirty is
-            # at most the written share of a full L2
-            wb = max(0.0, wb - keep * min(l2.get("exit_dirty_sectors", 0) * sscale,
+            # at most the written share of a full L2, and no more than the launch wrote (the
+            # model L2 also holds what warm blocks dirtied)
+            wb = max(0.0, wb - keep * min(l2.get("exit_dirty_sectors", 0) * sscale, swr,
                                           _written_share(srd, swr) * size / 32.0))
         # what the launch reads fits in this L2: each sector comes from DRAM once, whatever
         # the sampled blocks extrapolate to (reused lines stay; streamed writes age out)

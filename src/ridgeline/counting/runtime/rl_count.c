@@ -699,14 +699,16 @@ static void interior_begin(void) {
   for (int i = 0; i < nl2; i++) { rl_base_rd[i] = l2s[i].rd_w; rl_base_wd[i] = l2s[i].wd_w; }
 }
 
-static void interior_scale(double f) { /* what was counted since interior_begin, times f */
+/* what was counted since interior_begin, times f (the L2 models' misses and dirtied sectors
+ * times f_l2: they come from the warmed samples only) */
+static void interior_scale(double f, double f_l2) {
   for (uint64_t i = 0; i < __rl_nbb; i++)
     rl_acc[i] = rl_base_acc[i] + f * (rl_acc[i] - rl_base_acc[i]);
   for (int i = 0; i < 2 * NMEM; i++) rl_mem_w[i] = rl_base_mem[i] + f * (rl_mem_w[i] - rl_base_mem[i]);
   for (int i = 0; i < 4; i++) rl_extra_w[i] = rl_base_extra[i] + f * (rl_extra_w[i] - rl_base_extra[i]);
   for (int i = 0; i < nl2; i++) {
-    l2s[i].rd_w = rl_base_rd[i] + f * (l2s[i].rd_w - rl_base_rd[i]);
-    l2s[i].wd_w = rl_base_wd[i] + f * (l2s[i].wd_w - rl_base_wd[i]);
+    l2s[i].rd_w = rl_base_rd[i] + f_l2 * (l2s[i].rd_w - rl_base_rd[i]);
+    l2s[i].wd_w = rl_base_wd[i] + f_l2 * (l2s[i].wd_w - rl_base_wd[i]);
   }
 }
 
@@ -785,7 +787,10 @@ uint64_t __rl_sample_launch(uint64_t n, uint64_t from, double work0, rl_block_ru
   /* RL_WARM_BLOCKS=W: up to W blocks before each sampled interior block run first,
    * uncounted, through the L2 models only (each block still runs once): on the GPU the
    * blocks resident beside it have brought the rows a stencil shares with them, which an
-   * isolated sample would count as misses of its own */
+   * isolated sample would count as misses of its own. Warming has its own time budget and
+   * does not shorten the sample; once it is spent (checked at power-of-two sample sizes,
+   * so the warmed samples are a systematic sample themselves) later samples count their
+   * work but not their L2 misses, which are extrapolated from the warmed ones (kw) */
   const char *e_warm = getenv("RL_WARM_BLOCKS");
   uint64_t warm = e_warm && atoll(e_warm) > 0 ? (uint64_t)atoll(e_warm) : 0;
   uint8_t *ran = warm && m ? calloc(n / 8 + 1, 1) : NULL;
@@ -800,7 +805,10 @@ uint64_t __rl_sample_launch(uint64_t n, uint64_t from, double work0, rl_block_ru
     seen = malloc(K * sizeof *seen);
     interior_begin();
     size_t w0 = nblock_work;
-    double t0 = __rl_now();
+    double t0 = __rl_now(), t_warm = 0;
+    uint64_t kw = 0;
+    int warming = warm > 0;
+    double rd0[MAX_L2], wd0[MAX_L2];
     for (uint64_t j = 0; j < K; j++) {
       uint64_t r = bit_reverse(j, bits), b;
       if (K >= m) {
@@ -809,21 +817,29 @@ uint64_t __rl_sample_launch(uint64_t n, uint64_t from, double work0, rl_block_ru
       } else {
         b = 1 + (uint64_t)(((double)r + jitter(r)) * (double)m / (double)K);
       }
-      if (warm) {
+      if (ran) RL_SET_RAN(b);
+      if (warming) {
+        double tw = __rl_now();
         rl_warm = 1;
-        for (uint64_t j = b > warm ? b - warm : 1; j < b; j++)
-          if (!RL_RAN(j)) { run(j, 0, ctx); RL_SET_RAN(j); }
+        for (uint64_t p = b > warm ? b - warm : 1; p < b; p++)
+          if (!RL_RAN(p)) { run(p, 0, ctx); RL_SET_RAN(p); }
         rl_warm = 0;
-        RL_SET_RAN(b);
+        t_warm += __rl_now() - tw;
       }
+      for (int i = 0; i < nl2; i++) { rd0[i] = l2s[i].rd_w; wd0[i] = l2s[i].wd_w; }
       __rl_window_begin(); run(b, 1, ctx); __rl_window_end_w(1.0);
+      if (warm && !warming) /* past the warming budget: this sample's misses are left out */
+        for (int i = 0; i < nl2; i++) { l2s[i].rd_w = rd0[i]; l2s[i].wd_w = wd0[i]; }
+      else
+        kw++;
       seen[k++] = b;
       if (k < m && k >= kmin && (k & (k - 1)) == 0) {
         if (work_settled(block_work + w0, k, work0)) break;
-        if (budget > 0 && 2.0 * (__rl_now() - t0) > budget) break;
+        if (budget > 0 && 2.0 * (__rl_now() - t0 - t_warm) > budget) break;
+        if (warming && budget > 0 && t_warm > budget) warming = 0;
       }
     }
-    interior_scale((double)m / (double)k);
+    interior_scale((double)m / (double)k, kw ? (double)m / (double)kw : 0.0);
     counted += k;
   }
   if (!run_rest && counted < n) __rl_data_partial = 1;
