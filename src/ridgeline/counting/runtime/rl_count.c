@@ -308,13 +308,17 @@ static void l2_finish(rl_l2 *c, uint64_t *rd, uint64_t *wb, uint64_t *exit_dirty
 }
 
 /* ---- memory hooks --------------------------------------------------------------------- */
-static void record(uintptr_t a, uint64_t n, int write) {
+/* a global access's sectors: into the launch's sector sets (unless `l2_only`: a warm block's
+ * access, see __rl_sample_launch) and through the L2 models */
+static void record(uintptr_t a, uint64_t n, int write, int l2_only) {
   uint64_t s0 = a >> 5, s1 = (a + (n ? n : 1) - 1) >> 5;
   for (uint64_t s = s0; s <= s1; s++) {
-    rl_page *p = page_get((uintptr_t)(s >> (PAGE_SHIFT - 5)));
-    uint64_t idx = s & ((1u << (PAGE_SHIFT - 5)) - 1);
-    uint64_t *bits = write ? p->wr : p->rd;
-    bits[idx >> 6] |= 1ull << (idx & 63);
+    if (!l2_only) {
+      rl_page *p = page_get((uintptr_t)(s >> (PAGE_SHIFT - 5)));
+      uint64_t idx = s & ((1u << (PAGE_SHIFT - 5)) - 1);
+      uint64_t *bits = write ? p->wr : p->rd;
+      bits[idx >> 6] |= 1ull << (idx & 63);
+    }
     for (int i = 0; i < nl2; i++) l2_access(&l2s[i], s, write);
   }
 }
@@ -376,7 +380,7 @@ static int mem_access(uintptr_t a, uint64_t n, int write) {
   switch (k) {
   case 0:
     if (write) { g_st.n++; g_st.bytes += n; } else { g_ld.n++; g_ld.bytes += n; }
-    record(a, n, write);
+    record(a, n, write, 0);
     break;
   case 1: if (write) { s_st.n++; s_st.bytes += n; } else { s_ld.n++; s_ld.bytes += n; } break;
   case 2: if (write) { l_st.n++; l_st.bytes += n; } else { l_ld.n++; l_ld.bytes += n; } break;
@@ -396,9 +400,7 @@ __attribute__((weak)) void __rl_vol(void *p) { (void)p; }
 static int rl_warm;
 
 static void warm_access(uintptr_t a, uint64_t n, int write) {
-  if (classify(a) != 0) return;
-  for (uint64_t s = a >> 5; s <= (a + (n ? n : 1) - 1) >> 5; s++)
-    for (int i = 0; i < nl2; i++) l2_access(&l2s[i], s, write);
+  if (classify(a) == 0) record(a, n, write, 1);
 }
 
 void __rl_ld(void *p, uint64_t n) {
@@ -429,7 +431,7 @@ void __rl_atom(void *p, uint64_t n) {
   if (!__rl_on) return;
   uintptr_t a = (uintptr_t)p;
   int k = classify(a);
-  if (k == 0) { g_atom.n++; g_atom.bytes += n; record(a, n, 0); record(a, n, 1); }
+  if (k == 0) { g_atom.n++; g_atom.bytes += n; record(a, n, 0, 0); record(a, n, 1, 0); }
   else if (k == 1) { s_atom.n++; s_atom.bytes += n; }
 }
 
@@ -826,9 +828,11 @@ uint64_t __rl_sample_launch(uint64_t n, uint64_t from, double work0, rl_block_ru
         rl_warm = 0;
         t_warm += __rl_now() - tw;
       }
-      for (int i = 0; i < nl2; i++) { rd0[i] = l2s[i].rd_w; wd0[i] = l2s[i].wd_w; }
+      int l2_out = warm && !warming; /* past the warming budget: misses left out */
+      if (l2_out)
+        for (int i = 0; i < nl2; i++) { rd0[i] = l2s[i].rd_w; wd0[i] = l2s[i].wd_w; }
       __rl_window_begin(); run(b, 1, ctx); __rl_window_end_w(1.0);
-      if (warm && !warming) /* past the warming budget: this sample's misses are left out */
+      if (l2_out)
         for (int i = 0; i < nl2; i++) { l2s[i].rd_w = rd0[i]; l2s[i].wd_w = wd0[i]; }
       else
         kw++;
