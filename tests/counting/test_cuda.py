@@ -35,7 +35,8 @@ def saxpy_counts(toolchain: None, programs: Path) -> dict:
 
 def test_first_two_launches_counted(saxpy_counts: dict) -> None:
     assert [r.launch for r in saxpy_counts["saxpy"]] == [0, 1]
-    assert set(saxpy_counts) == {"saxpy", "reduce", "warpsum", "scale_dyn", "idiv"}
+    assert set(saxpy_counts) == {"saxpy", "reduce", "warpsum", "scale_dyn", "idiv", "fill",
+                                 "seed"}
 
 
 def test_saxpy_counts(saxpy_counts: dict) -> None:
@@ -48,9 +49,25 @@ def test_saxpy_counts(saxpy_counts: dict) -> None:
     # (its catalog entry: a quarter of them counted as written back within the launch)
     assert r.dram_bytes == 12 * N + floor(r)
     assert r.dram_bytes_by_gpu["NVIDIA A100 SXM4 40GB"] == 8 * N + N + floor(r)
-    assert r.dram_model == DRAM_MODEL == 3
+    assert r.dram_model == DRAM_MODEL == 4
     assert r.grid == (N // 256, 1, 1) and r.block == (256, 1, 1)
     assert r.int_ops > 0
+
+
+def test_store_only_launches_leave_their_writes_in_the_ga102_l2(saxpy_counts: dict) -> None:
+    # fill stores 256 kB and reads nothing: the RTX 3080 keeps up to 512 KiB of such writes
+    # dirty past the launch (its l2_store_only_kept_kib), the A100 a share of every launch's
+    (r,) = saxpy_counts["fill"]
+    assert r.global_store_bytes == 4 * N and r.global_load_bytes == 0
+    assert r.sectors_written == 4 * N / 32 and r.sectors_read == 0
+    assert r.dram_bytes == floor(r)
+    assert r.dram_bytes_by_gpu["NVIDIA A100 SXM4 40GB"] == N + floor(r)
+    # seed writes two 512 kB tables and reads back what it wrote (no DRAM read): store-only
+    # too, the RTX 3080 keeps 512 KiB of the 1 MiB
+    (s,) = saxpy_counts["seed"]
+    assert s.global_load_bytes >= 8 * N and s.sectors_written == 16 * N / 32
+    assert s.dram_bytes == 8 * N + floor(s)
+    # saxpy reads what it updates: everything it wrote counts on the RTX 3080 (above)
 
 
 def test_division_by_a_run_time_value_costs_integer_work(saxpy_counts: dict) -> None:

@@ -104,6 +104,41 @@ def test_stored_openmp_records_model_local_memory_over_the_loop_iterations() -> 
     assert upgrade_record(cuda)["dram_bytes_by_gpu"][gpu.name] == 2**20
 
 
+def test_store_only_launches_keep_their_writes_in_the_ga102_l2() -> None:
+    from ridgeline.counting.records import LAUNCH_DRAM_FLOOR, store_only_kept_bytes
+
+    ga102, ga100 = get_gpu("rtx3080"), get_gpu("a100")
+    assert ga102.l2_store_only_kept_kib == 512 and ga100.l2_store_only_kept_kib == 0
+    # 256 kB written, nothing fetched: all of it stays; 2 MiB: 512 KiB of it
+    assert store_only_kept_bytes(ga102, 0, 8192) == 8192 * 32
+    assert store_only_kept_bytes(ga102, 0, 2**16) == 512 * 1024
+    # a launch that fetches more than one sector per fifty it writes is not store-only
+    assert store_only_kept_bytes(ga102, 163, 8192) == 8192 * 32
+    assert store_only_kept_bytes(ga102, 164, 8192) == 0
+    assert store_only_kept_bytes(ga100, 0, 8192) == 0  # GA100: its exit share only
+    floor = LAUNCH_DRAM_FLOOR["cuda"]
+    # stored (model 3) launches: a 256 kB fill falls to the floor on the RTX 3080 and the
+    # A10, the A100's figure stays
+    fill = {"kernel": "fill", "backend": "cuda", "sectors_read": 0, "sectors_written": 8192,
+            "dram_model": 3, "dram_bytes": floor + 2**18, "dram_bytes_by_gpu": {
+                "GeForce RTX 3080": floor + 2**18, "NVIDIA A10": floor + 2**18,
+                "NVIDIA A100 SXM4 40GB": floor + 2**16}}
+    new = upgrade_record(fill)
+    assert new["dram_bytes_by_gpu"] == {"GeForce RTX 3080": floor, "NVIDIA A10": floor,
+                                        "NVIDIA A100 SXM4 40GB": floor + 2**16}
+    assert new["dram_bytes"] == floor
+    # reading back what it wrote (the figure holds no more than the writes): store-only
+    back = {**fill, "sectors_read": 8192}
+    assert upgrade_record(back)["dram_bytes_by_gpu"]["NVIDIA A10"] == floor
+    # a copy: the figure holds 256 kB fetched besides the writes
+    copy = {**back, "dram_bytes_by_gpu": {"GeForce RTX 3080": floor + 2**19}}
+    assert upgrade_record(copy)["dram_bytes_by_gpu"]["GeForce RTX 3080"] == floor + 2**19
+    # a figure below the written sectors (atomics on a few hot sectors written back once)
+    # says nothing about its reads: the sectors read decide
+    hot = {**back, "dram_bytes_by_gpu": {"GeForce RTX 3080": floor + 2**12}}
+    assert upgrade_record(hot)["dram_bytes_by_gpu"]["GeForce RTX 3080"] == floor + 2**12
+
+
 def test_access_straddling_sectors() -> None:
     est = dram_bytes([(30, 4, False)], L2Config(1 << 20))
     assert est.read_bytes == 64

@@ -154,7 +154,9 @@ def test_table_read_by_every_sampled_team_counted_once(libomp: None, programs: P
     assert r.blocks_counted < r.blocks_total == 8192
     n = 8192 * 64
     assert r.global_load_bytes == pytest.approx(4 * n) and r.global_store_bytes == 4 * n
-    reads = r.dram_bytes - FLOOR - 4 * n  # the output is written once
+    # the output is written once, less the 512 KiB the RTX 3080 keeps of a launch that reads
+    # next to nothing (l2_store_only_kept_kib)
+    reads = r.dram_bytes - FLOOR - (4 * n - 512 * 1024)
     assert 0 <= reads <= 0.2 * 4 * n, reads
 
 

@@ -144,6 +144,14 @@ def test_bad_user_files(tmp_path):
         flag.write_text(flag.read_text().rsplit("l2_exit_writeback", 1)[0]
                         + f"l2_exit_writeback = {given}\n")
         assert load_catalog(flag).get("x").l2_exit_writeback == share
+    kept = tmp_path / "kept.toml"
+    kept.write_text(neg.read_text().replace("sm_count=-1", "sm_count=1")
+                    + "l2_store_only_kept_kib = -2\n")
+    with pytest.raises(SchemaError, match="l2_store_only_kept_kib must be a number of KiB, "
+                                          "0 or more, got -2"):
+        load_catalog(kept)
+    kept.write_text(kept.read_text().replace("-2", "256"))
+    assert load_catalog(kept).get("x").l2_store_only_kept_kib == 256.0
     threads = tmp_path / "threads.toml"
     threads.write_text(neg.read_text().replace("sm_count=-1", "sm_count=1")
                        + "max_threads_per_sm = 16\n")

@@ -15,7 +15,8 @@ from ridgeline.hardware import GPU, get_gpu
 
 __all__ = ["load_blocks", "to_launch_count", "footprint_bound", "INT_KINDS", "INT_DIV_EXTRA",
            "read_raw", "LAUNCH_DRAM_FLOOR", "DRAM_MODEL", "upgrade_record",
-           "gpu_threads", "gpu_local_dram", "OMP_SPLIT_ITERATIONS"]
+           "gpu_threads", "gpu_local_dram", "OMP_SPLIT_ITERATIONS",
+           "store_only_kept_bytes", "STORE_ONLY_READS"]
 
 #: integer kinds summed into int_ops (compares and address arithmetic are integer
 #: instructions on NVIDIA GPUs too; conversions are mostly free there)
@@ -87,13 +88,29 @@ def _written_share(srd: float, swr: float) -> float:
     return swr / (srd + swr) if srd + swr > 0 else 0.0
 
 
+#: a launch is store-only (GPU.l2_store_only_kept_kib) when it fetches at most this many
+#: sectors from DRAM per distinct sector it writes (it may read back what it wrote)
+STORE_ONLY_READS = 0.02
+
+
+def store_only_kept_bytes(gpu: GPU, read_miss: float, swr: float) -> float:
+    """DRAM write bytes a launch that fetches ``read_miss`` sectors and writes ``swr``
+    distinct ones does not pay on ``gpu``: on GPUs that keep what store-only launches write
+    in the L2 past their end, the written bytes up to that amount; 0 for launches that read."""
+    if gpu.l2_store_only_kept_kib <= 0 or swr <= 0 or read_miss > STORE_ONLY_READS * swr:
+        return 0.0
+    return min(32.0 * swr, 1024.0 * gpu.l2_store_only_kept_kib)
+
+
 def upgrade_record(rec: dict[str, Any]) -> dict[str, Any]:
     """A stored launch record brought to the current DRAM model. Records of DRAM model 1 left
     out every dirty sector still in the L2 at the end of the launch on GPUs that keep some
     (``l2_exit_writeback`` below 1); the share they now count is added back from the written
     sectors, capped like the runtime's exit-dirty figure (the written share of a full L2).
     Records of model 2 modelled the local memory of OpenMP teams of one host thread over the
-    teams alone; it is recomputed over the GPU threads (:func:`gpu_threads`)."""
+    teams alone; it is recomputed over the GPU threads (:func:`gpu_threads`). Records before
+    model 4 wrote back everything a store-only launch wrote on every GPU; those on GPUs that
+    keep it (:func:`store_only_kept_bytes`) lose it, down to the per-launch floor."""
     model = rec.get("dram_model", 1)
     if model >= DRAM_MODEL:
         return rec
@@ -117,6 +134,15 @@ def upgrade_record(rec: dict[str, Any]) -> dict[str, Any]:
             depth = rec.get("local_footprint")
             new += (gpu_local_dram(spec, local, depth, new_t)
                     - gpu_local_dram(spec, local, depth, old_t))
+        if model < 4:
+            # the read misses: what the figure holds beyond the written sectors (all written
+            # back on the GPUs concerned), the launch floor and the kernel's code, at most
+            # the sectors read; all of those when the figure holds less than the writes
+            fixed = LAUNCH_DRAM_FLOOR.get(backend, 0.0) + float(rec.get("code_bytes") or 0)
+            beyond = (new - fixed) / 32.0 - swr
+            misses = min(srd, beyond) if beyond >= 0 else srd
+            kept = store_only_kept_bytes(spec, misses, swr)
+            new = max(min(new, fixed), new - kept)
         by_gpu[name] = new
         # dram_bytes is the requested GPU's figure: it moves with that GPU's
         if rec.get("dram_bytes") is not None and rec["dram_bytes"] == v:
@@ -225,6 +251,9 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
             rd = min(rd, bound_rd)
         if 32.0 * (bound_rd + bound_wr) <= size:
             wb = min(wb, bound_wr)
+        # what a store-only launch writes stays dirty in the L2 past its end on GPUs that
+        # keep it (GPU.l2_store_only_kept_kib)
+        wb = max(0.0, wb - store_only_kept_bytes(gpu_spec, rd, swr) / 32.0)
         by_gpu[name] = 32.0 * (rd + wb) + floor + gpu_local_dram(gpu_spec, ll[1] + ls[1], depth,
                                                               threads)
     gl, gs = raw["global_load"], raw["global_store"]

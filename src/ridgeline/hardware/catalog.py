@@ -74,6 +74,10 @@ class GPU:
     #: measured DRAM bytes sit between the read misses plus evictions and the full write-back
     #: (see the catalog file)
     l2_exit_writeback: float = 1.0
+    #: KiB of what a store-only launch (one that reads at most one global sector for every
+    #: fifty it writes) leaves dirty in the L2 at its end, not written back within its
+    #: measured span; 0: the l2_exit_writeback share alone. 512 for GA102 (see the catalog file)
+    l2_store_only_kept_kib: float = 0.0
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @property
@@ -144,6 +148,11 @@ class GPU:
             raise SchemaError(f"{where}: GPU {raw['name']!r} field l2_exit_writeback must be "
                               f"true, false or a share from 0 to 1, got {share!r}")
         kwargs["l2_exit_writeback"] = float(share)
+        kept = kwargs.get("l2_store_only_kept_kib", 0.0)
+        if not isinstance(kept, int | float) or isinstance(kept, bool) or kept < 0:
+            raise SchemaError(f"{where}: GPU {raw['name']!r} field l2_store_only_kept_kib must "
+                              f"be a number of KiB, 0 or more, got {kept!r}")
+        kwargs["l2_store_only_kept_kib"] = float(kept)
         mt = kwargs.get("max_threads_per_sm")
         if mt is not None and (not isinstance(mt, int) or isinstance(mt, bool) or mt < 32):
             raise SchemaError(f"{where}: GPU {raw['name']!r} field max_threads_per_sm must be "

@@ -40,6 +40,21 @@ __global__ void idiv(const int *a, const int *d, int *o, int n) {
   if (i < n) o[i] = a[i] / d[i] + a[i] / 4;  // one division by a run-time value
 }
 
+__global__ void fill(float *o, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) o[i] = 0.5f * i;  // stores only
+}
+
+// writes two tables, then reads back what it wrote (state and inc may alias: the load stays)
+__global__ void seed(unsigned long long *state, unsigned long long *inc, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    state[i] = 0;
+    inc[i] = 2ull * i + 1;
+    state[i] = state[i] * 6364136223846793005ull + inc[i];
+  }
+}
+
 int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 65536;
   float *x, *y, *out;
@@ -75,7 +90,17 @@ int main(int argc, char **argv) {
   cudaMemcpy(ia, hb, n * sizeof(int), cudaMemcpyHostToDevice);
   idiv<<<(n + 255) / 256, 256>>>(ia, id, io, n);
   cudaMemcpy(hi, io, sizeof hi, cudaMemcpyDeviceToHost);
-  int ok = hi[0] == 35 && hi[1] == 30 && hi[2] == 27 && res == 7.0f * n && ho[0] == 496.0 && ho[1] == 1520.0 && h[0] == 3.5f;
+  float *f;
+  unsigned long long *st, *in, hs[2];
+  cudaMalloc(&f, n * sizeof(float));
+  cudaMalloc(&st, n * sizeof(unsigned long long));
+  cudaMalloc(&in, n * sizeof(unsigned long long));
+  fill<<<(n + 255) / 256, 256>>>(f, n);
+  seed<<<(n + 255) / 256, 256>>>(st, in, n);
+  float hf[2];
+  cudaMemcpy(hf, f + 2, sizeof hf, cudaMemcpyDeviceToHost);
+  cudaMemcpy(hs, st, sizeof hs, cudaMemcpyDeviceToHost);
+  int ok = hf[0] == 1.0f && hs[1] == 3 && hi[0] == 35 && hi[1] == 30 && hi[2] == 27 && res == 7.0f * n && ho[0] == 496.0 && ho[1] == 1520.0 && h[0] == 3.5f;
   printf("sum=%f warps=%f %f y0=%f %s\n", res, ho[0], ho[1], h[0], ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;
 }
