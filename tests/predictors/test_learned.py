@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ridgeline.errors import NotFittedError
+from ridgeline.errors import NotFittedError, UsageError
 from ridgeline.hardware import get_gpu
 from ridgeline.predictors.learned import (
     FEATURES,
@@ -39,6 +39,26 @@ def test_fit_predict_and_numpy_export_agree(table: pd.DataFrame) -> None:
     # it learned something: log error on its training rows is below a decade for bytes
     err = np.abs(np.log10(1 + direct["dram_bytes"]) - np.log10(1 + table["dram_bytes"]))
     assert float(np.median(err)) < 1.0
+
+
+def test_bagged_members_are_averaged(table: pd.DataFrame) -> None:
+    from ridgeline.predictors.trees import average_ensembles, export_hgb
+
+    m = CountModel(max_iter=20, bags=3).fit(table[FEATURES], table[TARGETS])
+    members = m.models_["dram_bytes"]
+    assert len(members) == 3
+    Xn = table[FEATURES].to_numpy(float)
+    each = [e.predict(Xn) for e in members]
+    assert not np.allclose(each[0], each[1])  # each saw its own share of the rows
+    # the exported model is one ensemble of all their trees, predicting their mean
+    avg = average_ensembles([export_hgb(e) for e in members])
+    np.testing.assert_allclose(avg.predict(Xn), np.mean(each, axis=0), rtol=1e-9, atol=1e-12)
+    assert len(avg.roots) == sum(len(export_hgb(e).roots) for e in members)
+    one = CountModel(max_iter=20, bags=1).fit(table[FEATURES], table[TARGETS])
+    assert len(one.models_["dram_bytes"]) == 1
+    for bad in ({"bags": 0}, {"bag_share": 0.0}, {"bag_share": 1.5}):
+        with pytest.raises(UsageError, match="bags must be 1 or more"):
+            CountModel(**bad)  # type: ignore[arg-type]
 
 
 def test_not_fitted() -> None:

@@ -18,14 +18,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ridgeline.errors import NotFittedError, SchemaError
+from ridgeline.errors import NotFittedError, SchemaError, UsageError
 from ridgeline.hardware import GPU, Counts, get_rule
 from ridgeline.predictors.analysis import analyze_launch
 from ridgeline.predictors.analytic import require_sizes
 from ridgeline.predictors.base import PREDICTORS, KernelRef, Launch, Prediction, Predictor
 from ridgeline.predictors.counted import COUNTED_COLUMNS, counted_features
 from ridgeline.predictors.featvec import GPU_COLUMNS, LAUNCH_COLUMNS, gpu_features, launch_features
-from ridgeline.predictors.trees import TreeEnsemble, export_hgb, load_ensembles, save_ensembles
+from ridgeline.predictors.trees import (
+    TreeEnsemble,
+    average_ensembles,
+    export_hgb,
+    load_ensembles,
+    save_ensembles,
+)
 
 __all__ = ["CountModel", "LearnedPredictor", "TARGETS", "FEATURES", "shipped_model",
            "MODEL_FILE", "TABLE_FILE", "features_frame", "ExportedCountModel"]
@@ -133,12 +139,25 @@ def _counts(log1p: np.ndarray) -> np.ndarray:
     return np.where(v < 1.0, 0.0, v)
 
 
+#: boosted models averaged per target (each on its own random share of the training rows):
+#: a single model's predictions for rows without CPU counts swung by several points of
+#: paper-a accuracy from one refit to the next as counts elsewhere changed
+BAGS = 5
+BAG_SHARE = 0.8
+
+
 class CountModel:
-    """One HistGradientBoostingRegressor per target on log10(1 + y)."""
+    """Per target on log10(1 + y), the mean of ``bags`` HistGradientBoostingRegressors, each
+    fitted on a random ``bag_share`` of the training rows (all of them when ``bags`` is 1)."""
 
     def __init__(self, max_iter: int = 200, learning_rate: float = 0.08,
                  max_leaf_nodes: int = 15, min_samples_leaf: int = 10,
-                 random_state: int = 0, augment_uncounted: bool = True) -> None:
+                 random_state: int = 0, augment_uncounted: bool = True,
+                 bags: int = BAGS, bag_share: float = BAG_SHARE) -> None:
+        if bags < 1 or not 0 < bag_share <= 1:
+            raise UsageError(f"bags must be 1 or more and bag_share in (0, 1], got {bags} and "
+                             f"{bag_share}")
+        self.bags, self.bag_share = bags, bag_share
         self.augment_uncounted = augment_uncounted
         self.max_iter = max_iter
         self.learning_rate = learning_rate
@@ -168,31 +187,41 @@ class CountModel:
                 # time keeps the rows as they are: with the uncounted copies its counted
                 # rows lost 5.7 points of median APE under program-grouped CV
                 ok[n_own:] = False
-            m = HistGradientBoostingRegressor(
-                max_iter=self.max_iter, learning_rate=self.learning_rate,
-                max_leaf_nodes=self.max_leaf_nodes, min_samples_leaf=self.min_samples_leaf,
-                random_state=self.random_state,
-                # absolute error in log space: robust to rows whose measured count is zero
-                # where the source has operations (program-grouped CV: paper-a class 68.2% /
-                # MCC 0.368 against 67.4% / 0.345; time median APE 0.85 / 38.7% within 2x
-                # against 0.91 / 36.0% with squared error)
-                loss="absolute_error",
-            )
-            self.models_[t] = m.fit(Xn[ok], y[ok])
+            rows = np.flatnonzero(ok)
+            rng = np.random.default_rng(self.random_state)
+            members = []
+            for _ in range(self.bags):
+                take = rows if self.bags == 1 else np.sort(rng.choice(
+                    rows, size=max(1, round(self.bag_share * len(rows))), replace=False))
+                m = HistGradientBoostingRegressor(
+                    max_iter=self.max_iter, learning_rate=self.learning_rate,
+                    max_leaf_nodes=self.max_leaf_nodes, min_samples_leaf=self.min_samples_leaf,
+                    random_state=self.random_state,
+                    # absolute error in log space: robust to rows whose measured count is zero
+                    # where the source has operations (program-grouped CV: paper-a class
+                    # 68.2% / MCC 0.368 against 67.4% / 0.345; time median APE 0.85 / 38.7%
+                    # within 2x against 0.91 / 36.0% with squared error)
+                    loss="absolute_error",
+                )
+                members.append(m.fit(Xn[take], y[take]))
+            self.models_[t] = members
         return self
 
     def predict(self, X: pd.DataFrame) -> pd.DataFrame:
         if not hasattr(self, "models_"):
             raise NotFittedError("CountModel.predict called before fit")
         Xn = X[FEATURES].to_numpy(float)
-        out = {t: _counts(self.models_[t].predict(Xn) + _offset(X, t)) for t in TARGETS}
+        out = {t: _counts(np.mean([m.predict(Xn) for m in self.models_[t]], axis=0)
+                          + _offset(X, t)) for t in TARGETS}
         return _with_direct(X, out)
 
     def export(self) -> ExportedCountModel:
         """The same model as numpy trees (no scikit-learn needed to predict)."""
         if not hasattr(self, "models_"):
             raise NotFittedError("CountModel.export called before fit")
-        return ExportedCountModel({t: export_hgb(m) for t, m in self.models_.items()}, FEATURES)
+        return ExportedCountModel(
+            {t: average_ensembles([export_hgb(m) for m in ms]) for t, ms in self.models_.items()},
+            FEATURES)
 
 
 class ExportedCountModel:

@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["TreeEnsemble", "export_hgb", "save_ensembles", "load_ensembles"]
+__all__ = ["TreeEnsemble", "export_hgb", "average_ensembles", "save_ensembles",
+           "load_ensembles"]
 
 
 class TreeEnsemble:
@@ -96,6 +97,23 @@ def export_hgb(model: Any) -> TreeEnsemble:
         roots=np.asarray(roots, np.int64),
         baseline=float(np.ravel(model._baseline_prediction)[0]),
     )
+
+
+def average_ensembles(members: list[TreeEnsemble]) -> TreeEnsemble:
+    """One ensemble predicting the mean of *members*' predictions: their trees side by side,
+    leaf values and baselines divided by their number."""
+    if not members:
+        raise ValueError("no ensembles to average")
+    k = len(members)
+    offs = np.cumsum([0] + [len(m.value) for m in members[:-1]])
+    cat = {name: np.concatenate([getattr(m, name) for m in members])
+           for name in ("feature", "threshold", "missing_left", "is_leaf")}
+    return TreeEnsemble(
+        left=np.concatenate([m.left + o for m, o in zip(members, offs, strict=True)]),
+        right=np.concatenate([m.right + o for m, o in zip(members, offs, strict=True)]),
+        value=np.concatenate([m.value for m in members]) / k,
+        roots=np.concatenate([m.roots + o for m, o in zip(members, offs, strict=True)]),
+        baseline=float(np.mean([m.baseline for m in members])), **cat)
 
 
 def save_ensembles(ens: dict[str, TreeEnsemble], features: list[str]) -> bytes:
