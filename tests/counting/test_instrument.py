@@ -373,3 +373,31 @@ def test_products_fuse_into_every_sum_using_them_when_the_gpu_contracts() -> Non
     assert plain[0]["sp"] == 10 and plain[1]["sp"] == 1
     assert fused[0]["sp"] == 3 + 4 * 2 + 2
     assert fused[1]["sp"] == 1
+
+
+DIVREM_IR = """define void @k(i32 %a, i32 %b, i32 %c, ptr %o) {
+entry:
+  %q = udiv i32 %a, %b
+  %r = urem i32 %a, %b
+  %s = srem i32 %a, %b
+  %t = sdiv i32 %c, %b
+  %u = urem i32 %a, 12
+  store i32 %q, ptr %o, align 4
+  br label %next
+
+next:
+  %w = urem i32 %a, %b
+  ret void
+}
+"""
+
+
+def test_a_quotient_and_remainder_of_the_same_operands_are_one_division() -> None:
+    # a / b and a % b: one division, the remainder a multiply and a subtract; a signed
+    # remainder of the same operands, another dividend, and a constant divisor are not its
+    # pair; in another basic block the remainder is a division of its own
+    blocks = instrument_ir(DIVREM_IR).blocks
+    entry, nxt = blocks[0], blocks[1]
+    assert entry["int_div"] == 3  # udiv a,b; srem a,b; sdiv c,b
+    assert entry["int_arith"] == 5 + 1  # five div/rem instructions, the multiply of a % b
+    assert nxt["int_div"] == 1 and nxt["int_arith"] == 1

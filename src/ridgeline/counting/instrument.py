@@ -219,7 +219,17 @@ def _runtime_divisor(operands: str) -> bool:
     return len(ops) >= 2 and ops[1].strip().startswith("%")
 
 
-def _static_ops(line: str, hist: dict[str, float], fast_math: bool = False) -> None:
+#: the division a remainder pairs with (same signedness, same operands), and back
+_DIV_PARTNER = {"udiv": "urem", "urem": "udiv", "sdiv": "srem", "srem": "sdiv"}
+
+
+def _static_ops(line: str, hist: dict[str, float], fast_math: bool = False,
+                divs: set[tuple[str, str, str]] | None = None) -> None:
+    """Add one instruction's operations to *hist*. *divs*, the integer divisions by run-time
+    values seen so far in the basic block: a quotient and a remainder of the same operands
+    are one division on the GPU, the second a multiply and a subtract (LLVM's DivRemPairs
+    does this for targets without a combined instruction, NVPTX among them; on x86, which
+    has one, both stay divisions in the IR the CPU build counts)."""
     m = _FPOP.search(line)
     if m:
         prec, lanes = fp_lanes(m.group(2))
@@ -243,7 +253,13 @@ def _static_ops(line: str, hist: dict[str, float], fast_math: bool = False) -> N
                 else "int_arith"
             _add(hist, kind, lanes)
             if m.group(1) in _DIVS and _runtime_divisor(line[m.end():]):
-                _add(hist, "int_div", lanes)
+                operands = ",".join(o.strip() for o in split_top(line[m.end():].strip())[:2])
+                if divs is not None and (_DIV_PARTNER[m.group(1)], ty, operands) in divs:
+                    _add(hist, "int_arith", lanes)  # the multiply; the subtract counted above
+                else:
+                    _add(hist, "int_div", lanes)
+                    if divs is not None:
+                        divs.add((m.group(1), ty, operands))
         return
     if re.search(r"=\s*icmp\s", line):
         _add(hist, "int_cmp", 1)
@@ -581,6 +597,7 @@ def _instrument_body(body: list[str], fname: str, res: Instrumented,
         bid = res.next_id
         res.next_id += 1
         hist: dict[str, float] = {}
+        divs: set[tuple[str, str, str]] = set()
         while k < len(body) and _is_phi_or_pad(body[k]):
             out.append(body[k])
             k += 1
@@ -598,7 +615,7 @@ def _instrument_body(body: list[str], fname: str, res: Instrumented,
             target = hist
             if k in spec:
                 target = {}
-            _static_ops(ln, target, fast_math)
+            _static_ops(ln, target, fast_math, divs)
             if k in fused:
                 _add(target, *fused[k])
             cm = _CALL.search(ln)
