@@ -1,5 +1,6 @@
 import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -131,35 +132,30 @@ def test_bad_user_files(tmp_path):
     )
     with pytest.raises(SchemaError, match="sm_count must be a positive number"):
         load_catalog(neg)
-    flag = tmp_path / "flag.toml"
-    flag.write_text(neg.read_text().replace("sm_count=-1", "sm_count=1")
-                    + "l2_exit_writeback = 'no'\n")
-    with pytest.raises(SchemaError, match="l2_exit_writeback must be true, false or a share "
-                                          "from 0 to 1, got 'no'"):
-        load_catalog(flag)
-    flag.write_text(flag.read_text().replace("'no'", "1.5"))
-    with pytest.raises(SchemaError, match="share from 0 to 1, got 1.5"):
-        load_catalog(flag)
+    valid = neg.read_text().replace("sm_count=-1", "sm_count=1")
+
+    def entry(line: str) -> Path:
+        path = tmp_path / "entry.toml"
+        path.write_text(valid + line)
+        return path
+
+    for line, message in (
+            ("l2_exit_writeback = 'no'\n",
+             "l2_exit_writeback must be true, false or a share from 0 to 1, got 'no'"),
+            ("l2_exit_writeback = 1.5\n", "share from 0 to 1, got 1.5"),
+            ("l2_store_only_kept_kib = -2\n",
+             "l2_store_only_kept_kib must be a number of KiB, 0 or more, got -2"),
+            ("max_threads_per_sm = 16\n", "max_threads_per_sm must be a whole number")):
+        with pytest.raises(SchemaError, match=message):
+            load_catalog(entry(line))
     for given, share in (("false", 0.0), ("true", 1.0), ("0.5", 0.5)):
-        flag.write_text(flag.read_text().rsplit("l2_exit_writeback", 1)[0]
-                        + f"l2_exit_writeback = {given}\n")
-        assert load_catalog(flag).get("x").l2_exit_writeback == share
-    kept = tmp_path / "kept.toml"
-    kept.write_text(neg.read_text().replace("sm_count=-1", "sm_count=1")
-                    + "l2_store_only_kept_kib = -2\n")
-    with pytest.raises(SchemaError, match="l2_store_only_kept_kib must be a number of KiB, "
-                                          "0 or more, got -2"):
-        load_catalog(kept)
-    kept.write_text(kept.read_text().replace("-2", "256"))
-    assert load_catalog(kept).get("x").l2_store_only_kept_kib == 256.0
-    threads = tmp_path / "threads.toml"
-    threads.write_text(neg.read_text().replace("sm_count=-1", "sm_count=1")
-                       + "max_threads_per_sm = 16\n")
-    with pytest.raises(SchemaError, match="max_threads_per_sm must be a whole number"):
-        load_catalog(threads)
-    plain = tmp_path / "plain.toml"
-    plain.write_text(neg.read_text().replace("sm_count=-1", "sm_count=1"))
-    assert load_catalog(plain).get("x").resident_threads_per_sm == 2048  # field left out
+        assert load_catalog(entry(f"l2_exit_writeback = {given}\n")).get(
+            "x").l2_exit_writeback == share
+    assert load_catalog(entry("l2_store_only_kept_kib = 256\n")).get(
+        "x").l2_store_only_kept_kib == 256.0
+    plain = load_catalog(entry("")).get("x")
+    assert plain.resident_threads_per_sm == 2048  # field left out
+    assert plain.l2_exit_writeback == 1.0 and plain.l2_store_only_kept_kib == 0.0
     syntax = tmp_path / "syntax.toml"
     syntax.write_text("[[gpu]\n")
     with pytest.raises(InputFileError, match="syntax.toml"):
