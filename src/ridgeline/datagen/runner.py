@@ -80,7 +80,7 @@ def run_isolated(job: dict[str, Any], timeout: float, prebuild: bool = True
     recs, rc, err, timed_out = run_forked(serve, job, timeout)
     status, reason = "", ""
     if timed_out:
-        status, reason = "timeout", f"worker exceeded {timeout:.0f} s (hang or very slow)"
+        status, reason = "timeout", f"worker exceeded {timeout:g} s (hang or very slow)"
     kern: dict[str, Any] = next((r for r in recs if r.get("type") == "kernel"), {})
     fatal = next((r for r in recs if r.get("type") == "fatal"), None)
     samples = [r for r in recs if r.get("type") == "sample"]
