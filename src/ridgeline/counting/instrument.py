@@ -211,12 +211,11 @@ def _ddiv_hook(line: str) -> str | None:
     return f"  call void @__rl_ddiv(double {ops[0]}, double {ops[1]}, double {m.group(1)})"
 
 
-def _runtime_divisor(operands: str) -> bool:
-    """Whether the divisor (second operand) of an integer division is a value, not a
-    constant: ``%a, %b`` yes; ``%a, 7`` or a constant vector no (the compiler turns those
-    into multiply-high and shifts, which int_arith already counts at -O2)."""
-    ops = split_top(operands.strip())
-    return len(ops) >= 2 and ops[1].strip().startswith("%")
+def _runtime_divisor(ops: list[str]) -> bool:
+    """Whether the divisor (second of an integer division's operands, split and stripped) is
+    a value, not a constant: ``%a, %b`` yes; ``%a, 7`` or a constant vector no (the compiler
+    turns those into multiply-high and shifts, which int_arith already counts at -O2)."""
+    return len(ops) >= 2 and ops[1].startswith("%")
 
 
 #: the division a remainder pairs with (same signedness, same operands), and back
@@ -252,8 +251,10 @@ def _static_ops(line: str, hist: dict[str, float], fast_math: bool = False,
             kind = "int_logic" if m.group(1) in ("and", "or", "xor", "shl", "lshr", "ashr") \
                 else "int_arith"
             _add(hist, kind, lanes)
-            if m.group(1) in _DIVS and _runtime_divisor(line[m.end():]):
-                operands = ",".join(o.strip() for o in split_top(line[m.end():].strip())[:2])
+            ops = [o.strip() for o in split_top(line[m.end():].strip())[:2]] \
+                if m.group(1) in _DIVS else []
+            if _runtime_divisor(ops):
+                operands = ",".join(ops)
                 if divs is not None and (_DIV_PARTNER[m.group(1)], ty, operands) in divs:
                     _add(hist, "int_arith", lanes)  # the multiply; the subtract counted above
                 else:
