@@ -124,12 +124,14 @@ def test_store_only_launches_keep_their_writes_in_the_ga102_l2() -> None:
                 "GeForce RTX 3080": floor + 2**18, "NVIDIA A10": floor + 2**18,
                 "NVIDIA A100 SXM4 40GB": floor + 2**16}}
     new = upgrade_record(fill)
-    assert new["dram_bytes_by_gpu"] == {"GeForce RTX 3080": floor, "NVIDIA A10": floor,
-                                        "NVIDIA A100 SXM4 40GB": floor + 2**16}
+    assert new["dram_bytes_by_gpu"] == {
+        "GeForce RTX 3080": floor, "NVIDIA A10": pytest.approx(1.15 * floor),
+        "NVIDIA A100 SXM4 40GB": floor + 2**16}
     assert new["dram_bytes"] == floor
     # reading back what it wrote (the figure holds no more than the writes): store-only
     back = {**fill, "sectors_read": 8192}
-    assert upgrade_record(back)["dram_bytes_by_gpu"]["NVIDIA A10"] == floor
+    assert upgrade_record(back)["dram_bytes_by_gpu"]["NVIDIA A10"] == pytest.approx(
+        1.15 * floor)
     # a copy: the figure holds 256 kB fetched besides the writes
     copy = {**back, "dram_bytes_by_gpu": {"GeForce RTX 3080": floor + 2**19}}
     assert upgrade_record(copy)["dram_bytes_by_gpu"]["GeForce RTX 3080"] == floor + 2**19
@@ -137,6 +139,21 @@ def test_store_only_launches_keep_their_writes_in_the_ga102_l2() -> None:
     # says nothing about its reads: the sectors read decide
     hot = {**back, "dram_bytes_by_gpu": {"GeForce RTX 3080": floor + 2**12}}
     assert upgrade_record(hot)["dram_bytes_by_gpu"]["GeForce RTX 3080"] == floor + 2**12
+
+
+def test_stored_records_take_each_gpus_profiler_scale() -> None:
+    # the A10's profiler counts 1.15 bytes per data byte (catalog dram_bytes_scale); a
+    # model-4 record held the data's bytes on every GPU, the one it was asked for included
+    a10 = get_gpu("a10")
+    assert a10.dram_bytes_scale == 1.15 and get_gpu("rtx3080").dram_bytes_scale == 1.0
+    old = {"kernel": "k", "backend": "cuda", "sectors_read": 2**15, "sectors_written": 2**15,
+           "dram_model": 4, "dram_bytes": 2**21, "dram_bytes_by_gpu": {
+               a10.name: 2**21, "GeForce RTX 3080": 2**21, "my own GPU": 2**21}}
+    new = upgrade_record(old)
+    assert new["dram_bytes_by_gpu"] == {a10.name: pytest.approx(1.15 * 2**21),
+                                        "GeForce RTX 3080": 2**21, "my own GPU": 2**21}
+    assert new["dram_bytes"] == pytest.approx(1.15 * 2**21)  # it was the A10's figure
+    assert upgrade_record(new) is new  # scaled once
 
 
 def test_access_straddling_sectors() -> None:

@@ -145,6 +145,8 @@ def test_bad_user_files(tmp_path):
             ("l2_exit_writeback = 1.5\n", "share from 0 to 1, got 1.5"),
             ("l2_store_only_kept_kib = -2\n",
              "l2_store_only_kept_kib must be a number of KiB, 0 or more, got -2"),
+            ("dram_bytes_scale = 3\n", "dram_bytes_scale must be a factor from 0.5 to 2, got 3"),
+            ("dram_bytes_scale = true\n", "dram_bytes_scale must be a factor"),
             ("max_threads_per_sm = 16\n", "max_threads_per_sm must be a whole number")):
         with pytest.raises(SchemaError, match=message):
             load_catalog(entry(line))
@@ -156,6 +158,8 @@ def test_bad_user_files(tmp_path):
     plain = load_catalog(entry("")).get("x")
     assert plain.resident_threads_per_sm == 2048  # field left out
     assert plain.l2_exit_writeback == 1.0 and plain.l2_store_only_kept_kib == 0.0
+    assert plain.dram_bytes_scale == 1.0
+    assert load_catalog(entry("dram_bytes_scale = 1.1\n")).get("x").dram_bytes_scale == 1.1
     syntax = tmp_path / "syntax.toml"
     syntax.write_text("[[gpu]\n")
     with pytest.raises(InputFileError, match="syntax.toml"):

@@ -72,6 +72,11 @@ def test_analytic_prediction_classes(stencil_dir: Path) -> None:
     assert p.counts.flops_dp == 40_000
     assert p.labels["paper-a"].value == "Bandwidth"  # 40k DP FLOP / 168 kB < DP ridge 6.3
     assert p.time_s is not None and p.time_s > 0
+    # the same bytes on GA102 GPUs; the A10's profiler counts 1.15 of them per data byte
+    ga102 = [AnalyticPredictor().predict(KernelRef("stencil", (stencil_dir,)),
+                                         Launch(args="1000 4"), get_gpu(g)).counts.dram_bytes
+             for g in ("rtx3080", "a10")]
+    assert ga102[0] == p.counts.dram_bytes and ga102[1] == pytest.approx(1.15 * ga102[0])
 
 
 def test_launch_inside_a_loop_sees_the_first_iteration(tmp_path: Path) -> None:

@@ -111,27 +111,33 @@ def kernel_code(kernel: str, functions: dict[str, KernelCode]
     return size, any(functions[n].local_memory for n in names)
 
 
-def _local_term(gpu: str, local_bytes: float, footprint: float | None,
-                threads: float) -> float:
-    """The local traffic records.to_launch_count modelled for catalog GPU *gpu*."""
+def _gpu_terms(gpu: str, code: float, local_bytes: float, footprint: float | None,
+               threads: float, scaled: bool) -> tuple[float, float]:
+    """(*code* bytes, the local traffic records.to_launch_count modelled) for catalog GPU
+    *gpu*, as its profiler counts them (``GPU.dram_bytes_scale``) when *scaled*; unscaled
+    code and no local traffic for a GPU of a user's catalog file that is not loaded now."""
     try:
         spec = get_gpu(gpu)
-    except KeyError:  # a GPU of a user's catalog file that is not loaded now
-        return 0.0
-    return gpu_local_dram(spec, local_bytes, footprint, threads)
+    except KeyError:
+        return code, 0.0
+    scale = spec.dram_bytes_scale if scaled else 1.0
+    return scale * code, scale * gpu_local_dram(spec, local_bytes, footprint, threads)
 
 
 def apply_kernel_code(by_gpu: dict[str, float], code: float | None,
                       local_memory: bool | None, local_bytes: float,
-                      footprint: float | None, threads: float) -> dict[str, float]:
+                      footprint: float | None, threads: float,
+                      scaled: bool = True) -> dict[str, float]:
     """DRAM bytes per GPU with the kernel's *code* bytes added and, when its compiled code
     has no local memory, the modelled local traffic of *local_bytes* (the launch's local
-    loads plus stores, *footprint* bytes per thread, *threads* on the GPU) taken out."""
+    loads plus stores, *footprint* bytes per thread, *threads* on the GPU) taken out; both
+    scaled like the figures when *scaled* (DRAM model 5 on, records.upgrade_record)."""
     out = {}
     for g, v in by_gpu.items():
-        v += code or 0.0
+        code_g, local_g = _gpu_terms(g, code or 0.0, local_bytes, footprint, threads, scaled)
+        v += code_g
         if local_memory is False:
-            v -= _local_term(g, local_bytes, footprint, threads)
+            v -= local_g
         out[g] = v
     return out
 
@@ -166,7 +172,7 @@ def apply_kernel_code_to_record(rec: dict[str, Any], functions: dict[str, Kernel
     by_gpu = apply_kernel_code(
         old, None if had_code else code, local,
         float(rec.get("local_load_bytes") or 0) + float(rec.get("local_store_bytes") or 0),
-        rec.get("local_footprint"), threads)
+        rec.get("local_footprint"), threads, scaled=rec.get("dram_model", 1) >= 5)
     out = {**rec, "dram_bytes_by_gpu": by_gpu, "gpu_local_memory": local,
            "code_bytes": rec["code_bytes"] if had_code else code}
     dram = rec.get("dram_bytes")

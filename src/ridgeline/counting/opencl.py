@@ -39,8 +39,9 @@ def from_oclgrind_record(rec: Any, launch: int, gpus: list[str]) -> LaunchCount:
     from ridgeline.hardware import get_gpu
 
     for g in gpus:
-        out.dram_bytes_by_gpu[get_gpu(g).name] = compulsory_dram_bytes(out.sectors_read,
-                                                                      out.sectors_written)
+        spec = get_gpu(g)
+        out.dram_bytes_by_gpu[spec.name] = spec.dram_bytes_scale * compulsory_dram_bytes(
+            out.sectors_read, out.sectors_written)
     if gpus:
         out.dram_bytes = out.dram_bytes_by_gpu[get_gpu(gpus[0]).name]
     return out

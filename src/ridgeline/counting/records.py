@@ -110,7 +110,9 @@ def upgrade_record(rec: dict[str, Any]) -> dict[str, Any]:
     Records of model 2 modelled the local memory of OpenMP teams of one host thread over the
     teams alone; it is recomputed over the GPU threads (:func:`gpu_threads`). Records before
     model 4 wrote back everything a store-only launch wrote on every GPU; those on GPUs that
-    keep it (:func:`store_only_kept_bytes`) lose it, down to the per-launch floor."""
+    keep it (:func:`store_only_kept_bytes`) lose it, down to the per-launch floor. Records
+    before model 5 held the bytes the data needs; they are scaled to what each GPU's
+    profiler counts (``GPU.dram_bytes_scale``)."""
     model = rec.get("dram_model", 1)
     if model >= DRAM_MODEL:
         return rec
@@ -121,6 +123,7 @@ def upgrade_record(rec: dict[str, Any]) -> dict[str, Any]:
     backend = str(rec.get("backend", ""))
     old_t, new_t = _old_gpu_threads(backend, grid, block), gpu_threads(backend, grid, block)
     local = float(rec.get("local_load_bytes") or 0) + float(rec.get("local_store_bytes") or 0)
+    moved = False
     for name, v in (rec.get("dram_bytes_by_gpu") or {}).items():
         try:
             spec = get_gpu(name)
@@ -143,10 +146,13 @@ def upgrade_record(rec: dict[str, Any]) -> dict[str, Any]:
             misses = min(srd, beyond) if beyond >= 0 else srd
             kept = store_only_kept_bytes(spec, misses, swr)
             new = max(min(new, fixed), new - kept)
+        if model < 5:
+            new *= spec.dram_bytes_scale
         by_gpu[name] = new
-        # dram_bytes is the requested GPU's figure: it moves with that GPU's
-        if rec.get("dram_bytes") is not None and rec["dram_bytes"] == v:
-            out["dram_bytes"] = new
+        # dram_bytes is the requested GPU's figure (the first one modelled): it moves with
+        # the first GPU's that equals it
+        if not moved and rec.get("dram_bytes") is not None and rec["dram_bytes"] == v:
+            out["dram_bytes"], moved = new, True
     return out
 
 
@@ -254,8 +260,8 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
         # what a store-only launch writes stays dirty in the L2 past its end on GPUs that
         # keep it (GPU.l2_store_only_kept_kib)
         wb = max(0.0, wb - store_only_kept_bytes(gpu_spec, rd, swr) / 32.0)
-        by_gpu[name] = 32.0 * (rd + wb) + floor + gpu_local_dram(gpu_spec, ll[1] + ls[1], depth,
-                                                              threads)
+        by_gpu[name] = gpu_spec.dram_bytes_scale * (
+            32.0 * (rd + wb) + floor + gpu_local_dram(gpu_spec, ll[1] + ls[1], depth, threads))
     gl, gs = raw["global_load"], raw["global_store"]
     sh = raw["shared_load"][0] + raw["shared_store"][0]
     rec = LaunchCount(

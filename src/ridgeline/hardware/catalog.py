@@ -78,6 +78,11 @@ class GPU:
     #: fifty it writes) leaves dirty in the L2 at its end, not written back within its
     #: measured span; 0: the l2_exit_writeback share alone. 512 for GA102 (see the catalog file)
     l2_store_only_kept_kib: float = 0.0
+    #: DRAM bytes the GPU's profiler counts for every byte a kernel's data needs: 1 for most
+    #: GPUs; 1.15 for the A10, which measured that much more than the RTX 3080 (same GA102
+    #: L2) for the same HeCBench kernels, small and large, reading and writing (see the
+    #: catalog file)
+    dram_bytes_scale: float = 1.0
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @property
@@ -153,6 +158,11 @@ class GPU:
             raise SchemaError(f"{where}: GPU {raw['name']!r} field l2_store_only_kept_kib must "
                               f"be a number of KiB, 0 or more, got {kept!r}")
         kwargs["l2_store_only_kept_kib"] = float(kept)
+        scale = kwargs.get("dram_bytes_scale", 1.0)
+        if not isinstance(scale, int | float) or isinstance(scale, bool) or not 0.5 <= scale <= 2:
+            raise SchemaError(f"{where}: GPU {raw['name']!r} field dram_bytes_scale must be a "
+                              f"factor from 0.5 to 2, got {scale!r}")
+        kwargs["dram_bytes_scale"] = float(scale)
         mt = kwargs.get("max_threads_per_sm")
         if mt is not None and (not isinstance(mt, int) or isinstance(mt, bool) or mt < 32):
             raise SchemaError(f"{where}: GPU {raw['name']!r} field max_threads_per_sm must be "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from ridgeline.errors import LaunchError
 from ridgeline.hardware import GPU
@@ -37,8 +38,11 @@ class AnalyticPredictor(Predictor):
         if a.stats.unknown_loops:
             notes.append(f"{a.stats.unknown_loops} loop(s) with unknown trip counts "
                          "counted as 16 iterations")
+        counts = a.counts()
+        # the bytes the data needs, as the GPU's profiler counts them
+        counts = replace(counts, dram_bytes=counts.dram_bytes * gpu.dram_bytes_scale)
         return Prediction.from_counts(
-            a.kernel, gpu, a.counts(), self.name,
+            a.kernel, gpu, counts, self.name,
             origin={**a.origin, "counts": "analytic (source text)",
                     "time": "roofline lower bound"},
             notes=notes,

@@ -407,8 +407,9 @@ _SRC_SUFFIXES = {".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh", ".h", ".hh", ".hpp"
 
 def _folder_key(program_dir: Path, args: str, kernel: str, gpus: list[str]) -> str:
     """Cache key of a counting run: the program's sources, the arguments, the kernels asked
-    for, the GPUs modelled and the counting code itself (its runtime and instrumentation:
-    counts made by an older ridgeline are not reused)."""
+    for, the GPUs modelled with their catalog entries (a changed L2 or DRAM scale models
+    anew) and the counting code itself (its runtime and instrumentation: counts made by an
+    older ridgeline are not reused)."""
     h = hashlib.sha256(_counter_digest().encode())
     for p in sorted(program_dir.rglob("*")):
         # sources only: a run may write outputs into the folder
@@ -417,6 +418,11 @@ def _folder_key(program_dir: Path, args: str, kernel: str, gpus: list[str]) -> s
             h.update(str(p.relative_to(program_dir)).encode())
             h.update(p.read_bytes())
     h.update(json.dumps([args, kernel, sorted(gpus)]).encode())
+    for g in sorted(gpus):
+        try:
+            h.update(repr(get_gpu(g)).encode())
+        except RidgelineError:
+            h.update(g.encode())
     return h.hexdigest()[:32]
 
 
