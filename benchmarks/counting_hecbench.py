@@ -113,6 +113,8 @@ def run(args: argparse.Namespace) -> None:
             if args.gpu_compiler != "nvcc":
                 rec["build"] = args.gpu_compiler
             rec["launches"] = [r.to_dict() for r in launches]
+            if getattr(launches, "stopped", None):
+                rec["stopped"] = launches.stopped
         except ProgramRunError as e:
             rec["error"] = {"cause": e.cause, "detail": e.detail[:600]}
         rec["seconds"] = round(time.monotonic() - t0, 2)
@@ -414,10 +416,13 @@ def report(args: argparse.Namespace) -> dict:
     counted = 0
     rows = []
     rule = get_rule("paper-a")
+    missed: list[dict[str, str]] = []
     for src, kern in ran:
         r = res[src]
         if "error" in r:
             causes[r["error"]["cause"]] += 1
+            missed.append({"source": src, "kernel": kern, "cause": r["error"]["cause"],
+                           "detail": str(r["error"].get("detail", ""))[:300]})
             continue
         gt_all = sorted(set(gt[gt["source"] == src]["kernel"]))
         sel = gt[(gt["source"] == src) & (gt["kernel"] == kern)]
@@ -425,11 +430,20 @@ def report(args: argparse.Namespace) -> dict:
                                                   strict=True)} - {""}
         m = _match(args.model, kern, r["launches"], gt_all, shapes)
         if not m:
-            causes["kernel-not-launched"] += 1
+            # a run that failed after counting other kernels: its failure's cause
+            cause = str(r["stopped"]).partition(":")[0] if r.get("stopped") else \
+                "kernel-not-launched"
+            causes[cause] += 1
+            launched = sorted({str(x["kernel"]) for x in r["launches"]})
+            missed.append({"source": src, "kernel": kern, "cause": cause,
+                           "detail": (f"{r['stopped']}; " if r.get("stopped") else "")
+                           + "launched: " + " ".join(launched)[:300]})
             continue
         if all(x.get("spmd_partial", False) for x in m) or (
                 "spmd_partial" not in m[0] and _spmd_source(src)):
             causes["teams-split-by-id (host runs one thread)"] += 1
+            missed.append({"source": src, "kernel": kern,
+                           "cause": "teams-split-by-id (host runs one thread)", "detail": ""})
             continue
         counted += 1
         by_var: dict[tuple[str, int], list[dict]] = {}
@@ -478,6 +492,9 @@ def report(args: argparse.Namespace) -> dict:
         })
         if args.rows:
             df.to_csv(args.rows, index=False)
+    if args.misses:
+        pd.DataFrame(missed, columns=["source", "kernel", "cause", "detail"]).to_csv(
+            args.misses, index=False)
     print(json.dumps(summary, indent=2))
     if args.summary:
         Path(args.summary).write_text(json.dumps(summary, indent=2) + "\n")
@@ -554,6 +571,9 @@ def main() -> None:
                         "stand for the paper-A rows, which the profiled clang builds measured")
     p.add_argument("--summary", help="write the summary JSON here")
     p.add_argument("--rows", help="write per-row comparison CSV here")
+    p.add_argument("--misses", help="write the profiled (source, kernel) pairs not counted, "
+                                    "with their cause and the kernels the run did launch, "
+                                    "as CSV here")
     p.add_argument("--launch", choices=["mean", "first"], default="first",
                    help="compare the first counted launch of each kernel variant (what the "
                         "predictor's counted table takes; a row whose kernel changes its work "

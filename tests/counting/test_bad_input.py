@@ -50,3 +50,13 @@ def test_batch_continues_after_failures(toolchain: None, programs: Path) -> None
             results[prog] = e.cause
     assert results["crash-cuda"] == "crash"
     assert len(results["rescan-cuda"]) == 1
+    assert results["rescan-cuda"].stopped is None  # it ended normally
+
+
+def test_a_program_that_dies_after_a_launch_keeps_it_and_says_why(
+        toolchain: None, programs: Path) -> None:
+    recs = count_run(programs / "crashlate-cuda", "")
+    assert [r.kernel for r in recs] == ["fill"]
+    assert recs[0].global_store_bytes == 4 * 1024
+    # scale was never launched: the result says the program died, and how
+    assert recs.stopped is not None and recs.stopped.startswith("crash: killed by SIGABRT")

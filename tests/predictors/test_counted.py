@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from ridgeline.cli import main
+from ridgeline.counting.records import DRAM_MODEL
 from ridgeline.predictors.counted import (
     COUNTED_COLUMNS,
     attach_counted,
@@ -48,7 +49,9 @@ def test_match_kernel_omp_tails_and_prefixes() -> None:
 
 
 def _record(kernel: str, sp: float, dram: dict[str, float], **kw: object) -> dict[str, object]:
-    return {"kernel": kernel, "launch": 0, "backend": "omp", "flops_sp": sp, "flops_dp": 0.0,
+    """A launch record of the current DRAM model (older ones are brought up to it)."""
+    return {"kernel": kernel, "launch": 0, "backend": "omp", "dram_model": DRAM_MODEL,
+            "flops_sp": sp, "flops_dp": 0.0,
             "flops_hp": 0.0, "int_ops": 1000.0, "global_load_bytes": 800.0,
             "global_store_bytes": 400.0, "dram_bytes": None, "dram_bytes_by_gpu": dram,
             "int_detail": {"int_arith": 600.0, "int_gep": 400.0}, **kw}

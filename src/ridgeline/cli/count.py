@@ -101,6 +101,10 @@ def run(args: argparse.Namespace) -> int:
                      sample_budget=args.sample_budget, idle_stop=args.idle_stop,
                      defines=defines, warm_blocks=args.warm_blocks,
                      **math_options(args.gpu_compiler, args.keep_constant_math))
+    stopped = getattr(recs, "stopped", None)
+    if stopped:
+        print(f"warning: the program failed after {len(recs)} counted launch(es) ({stopped}); "
+              "kernels it would have launched later are not counted", file=sys.stderr)
     if args.json:
         print_json([r.to_dict() for r in recs])
         return 0

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ridgeline.counting.base import LaunchCount, ProgramRunError, RunOptions
+from ridgeline.counting.base import CountedLaunches, LaunchCount, ProgramRunError, RunOptions
 from ridgeline.counting.records import load_blocks, read_raw, to_launch_count
 from ridgeline.counting.runner import RunResult, classify_failure, run_limited
 from ridgeline.counting.toolchain import BuildSpec, build_instrumented
@@ -86,18 +86,29 @@ def build_and_count(backend: str, program_dir: Path, spec: BuildSpec, args: list
             res, raws = _retry_valid(exe, args, program_dir, env, opts, res, raws, out)
         if not raws:
             raise classify_failure(program_dir.name, res, opts.timeout, opts.memory_gb)
-        if res.timed_out or res.returncode != 0:
-            log.info("%s: %d launches counted before the program %s", program_dir.name,
-                     len(raws), "timed out" if res.timed_out else f"exited {res.returncode}")
         blocks = load_blocks(work / "build" / "blocks.json")
         gpu = names[0] if names else None
-        recs = [to_launch_count(r, blocks, backend, names, gpu) for r in raws]
+        recs = CountedLaunches(to_launch_count(r, blocks, backend, names, gpu) for r in raws)
+        if res.timed_out or (res.returncode != 0 and not res.idle_stopped):
+            recs.stopped = stopped_note(program_dir.name, res, opts)
+            log.info("%s: %d launches counted before the program stopped (%s)",
+                     program_dir.name, len(raws), recs.stopped)
         # "kernel@site" keys from the CUDA layer
         number_variants(recs, lambda k: k.partition("@")[0])
         return recs
     finally:
         if temporary:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def stopped_note(program: str, res: RunResult, opts: RunOptions) -> str:
+    """How a run that counted some launches ended when it failed: the failure's cause and
+    its first line of detail (``"crash: killed by SIGSEGV"``)."""
+    if res.timed_out:
+        return f"timeout: still running after {opts.timeout:g} s"
+    err = classify_failure(program, res, opts.timeout, opts.memory_gb)
+    first = err.detail.splitlines()[0] if err.detail else ""
+    return f"{err.cause}: {first[:160]}".strip()
 
 
 def number_variants(recs: list[LaunchCount], base: Callable[[str], str]) -> None:

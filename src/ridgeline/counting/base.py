@@ -10,7 +10,8 @@ from typing import Any
 from ridgeline._registry import Registry
 from ridgeline.errors import ExecutionError
 
-__all__ = ["LaunchCount", "ProgramRunError", "Backend", "BACKENDS", "RunOptions", "WARM_BLOCKS"]
+__all__ = ["LaunchCount", "CountedLaunches", "ProgramRunError", "Backend", "BACKENDS",
+           "RunOptions", "WARM_BLOCKS"]
 
 #: causes a ProgramRunError can carry (grouping for coverage reports)
 CAUSES = ("unsupported", "compile", "timeout", "memory", "crash", "missing-input",
@@ -90,6 +91,15 @@ class LaunchCount:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+class CountedLaunches(list[LaunchCount]):
+    """The launches a run counted. ``stopped`` says how the program ended when it failed
+    after counting some (``"crash: killed by SIGSEGV"``, ``"timeout: ..."``): kernels it
+    would have launched later are missing. None when it ended normally (or was stopped on
+    purpose once the wanted launches were counted)."""
+
+    stopped: str | None = None
 
 
 @dataclass

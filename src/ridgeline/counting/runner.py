@@ -29,6 +29,8 @@ class RunResult:
     stdout: str
     stderr: str
     timed_out: bool
+    #: stopped on purpose, *idle_stop* seconds after the last counted launch
+    idle_stopped: bool = False
 
 
 def _limits(memory_bytes: int) -> None:
@@ -50,7 +52,7 @@ def run_limited(exe: Path, args: list[str], cwd: Path, env: dict[str, str], time
         stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
         preexec_fn=lambda: _limits(mem),  # noqa: PLW1509 - limits must apply in the child
     )
-    timed_out = False
+    timed_out = idle = False
     out_file = Path(env["RL_OUT"]) if "RL_OUT" in env else None
     last_size, last_change = -1, time.monotonic()
     import threading
@@ -82,7 +84,7 @@ def run_limited(exe: Path, args: list[str], cwd: Path, env: dict[str, str], time
     out, err = chunks.get("out", b""), chunks.get("err", b"")
     return RunResult(proc.returncode, time.monotonic() - t0,
                      out.decode(errors="replace")[-20000:], err.decode(errors="replace")[-20000:],
-                     timed_out)
+                     timed_out, idle)
 
 
 def classify_failure(program: str, res: RunResult, timeout: float, memory_gb: float
