@@ -86,6 +86,24 @@ def test_counted_table_matches_rows_and_gpus(tmp_path: Path) -> None:
     assert set(COUNTED_COLUMNS) <= set(got.columns)
 
 
+def test_an_unreached_region_does_not_take_its_neighbours_counts(tmp_path: Path) -> None:
+    # the profiled build had regions at lines 205 and 212; the run here reached only 212
+    res = tmp_path / "counts.jsonl"
+    tail = "_Z7computeiPPc"
+    line = {"source": "mm-omp", "args": "1",
+            "launches": [_record(f"{tail}_l212", 3e6, {"GeForce RTX 3080": 1e6})]}
+    res.write_text(json.dumps(line) + "\n")
+    rows = pd.DataFrame({"source": "mm-omp", "exe_args": "1",
+                         "kernel": ["iPPc_l205", "iPPc_l212"], "model_type": "omp",
+                         "gpu": "GeForce RTX 3080"})
+    t = build_counted_table([res], rows)
+    assert list(t["kernel"]) == ["iPPc_l212"]  # l205 is not l212's neighbour here
+    # a row alone, a few lines off the counted region (a profiled build of other sources),
+    # still takes it
+    alone = build_counted_table([res], rows.iloc[:1])
+    assert list(alone["counted_kernel"]) == [f"{tail}_l212"]
+
+
 def test_paper_a_rows_take_the_clang_build_counts_where_a_run_has_them(tmp_path: Path) -> None:
     # one program counted as nvcc builds it and as clang builds it; another only as nvcc
     res = tmp_path / "counts.jsonl"

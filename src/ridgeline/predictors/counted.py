@@ -91,16 +91,27 @@ def match_kernel(name: str, counted: Iterable[str], model_type: str) -> str | No
     return cands[0] if len(cands) == 1 else None
 
 
-def omp_candidates(name: str, names: list[str]) -> list[str]:
-    """The counted OpenMP regions (in *names*' order) a data row's region name can mean: the
-    same short name; else those ending with its mangled tail; else those of the same function
-    tail nearest in line, within OMP_LINE_SLACK lines. Several are template instantiations."""
+def omp_exact(name: str, names: list[str]) -> list[str]:
+    """The counted OpenMP regions a region name means without line slack: the same short name,
+    else those ending with its mangled tail."""
     short = _OMP_PREFIX.sub("", name)
     if short in names:
         return [short]
-    hits = [n for n in names if n.endswith(short)]
+    return [n for n in names if n.endswith(short)]
+
+
+def omp_candidates(name: str, names: list[str],
+                   taken: frozenset[str] | set[str] = frozenset()) -> list[str]:
+    """The counted OpenMP regions (in *names*' order) a data row's region name can mean: the
+    same short name; else those ending with its mangled tail; else those of the same function
+    tail nearest in line, within OMP_LINE_SLACK lines, leaving out the regions in *taken*
+    (those other rows of the program name exactly: a region of the profiled build that was
+    not reached here must not take its neighbour's counts). Several are template
+    instantiations."""
+    hits = omp_exact(name, names)
     if hits:
         return hits
+    short = _OMP_PREFIX.sub("", name)
     # the profiled build's region line a few lines off the counted one (same function tail)
     m = _REGION.match(short)
     if not m:
@@ -108,7 +119,7 @@ def omp_candidates(name: str, names: list[str]) -> list[str]:
     near: dict[str, int] = {}
     for n in names:
         mn = _REGION.match(n)
-        if mn and mn.group(1).endswith(m.group(1)) and \
+        if mn and n not in taken and mn.group(1).endswith(m.group(1)) and \
                 abs(int(mn.group(2)) - int(m.group(2))) <= OMP_LINE_SLACK:
             near[n] = abs(int(mn.group(2)) - int(m.group(2)))
     best = min(near.values(), default=None)
@@ -157,16 +168,20 @@ def _dim(v: Any) -> Dim3 | None:
 
 
 def pick_launch(launches: list[dict[str, Any]], kernel: str, model_type: str,
-                grid: Dim3 | None = None, block: Dim3 | None = None) -> dict[str, Any] | None:
+                grid: Dim3 | None = None, block: Dim3 | None = None,
+                others: Iterable[str] = ()) -> dict[str, Any] | None:
     """The counted launch a data row refers to: a launch of the matching kernel with the
     row's grid and block where one has them (the first such launch, first template variant),
     else the kernel's first launch; a template-fragment name (see TEMPLATE_FRAGMENT) takes the
     first launch of any kernel with the row's sizes, an OpenMP tail that several counted
     instantiations end with the first of them launched with the row's sizes. None when nothing
-    matches or the launch's counts are partial (OpenMP teams split by id)."""
+    matches or the launch's counts are partial (OpenMP teams split by id). *others*: the
+    program's other profiled kernel names (an OpenMP region they name exactly is not a near
+    match for this one)."""
     names = list(dict.fromkeys(x["kernel"] for x in launches))
     if model_type == "omp":
-        cands = omp_candidates(kernel, names)
+        taken = {n for o in others if o != kernel for n in omp_exact(o, names)}
+        cands = omp_candidates(kernel, names, taken)
         if len(cands) > 1:
             # a region several counted instantiations can be (same tail or equally near
             # line): the first launched with the row's sizes, else the first launched (what
@@ -245,6 +260,7 @@ def build_counted_table(results: Iterable[Path], rows: pd.DataFrame) -> pd.DataF
     sized = "grid_size" in rows and "block_size" in rows
     uniq["shape"] = [shape_key(g, b) for g, b in zip(rows["grid_size"], rows["block_size"],
                                                      strict=True)] if sized else ""
+    kernels_of = uniq.groupby(["source", "exe_args"])["kernel"].agg(lambda k: sorted(set(k)))
     for source, exe_args, kernel, model_type, gpu, shape in uniq.drop_duplicates().itertuples(
             index=False):
         for build in builds:
@@ -252,7 +268,8 @@ def build_counted_table(results: Iterable[Path], rows: pd.DataFrame) -> pd.DataF
             if not launches:
                 continue
             g, b = shape.split("|") if shape else (None, None)
-            rec = pick_launch(launches, str(kernel), str(model_type), _dim(g), _dim(b))
+            rec = pick_launch(launches, str(kernel), str(model_type), _dim(g), _dim(b),
+                              others=kernels_of[(source, exe_args)])
             if rec is None:
                 continue
             out.append({"source": source, "exe_args": exe_args, "kernel": kernel, "gpu": gpu,
