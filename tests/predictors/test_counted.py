@@ -102,6 +102,10 @@ def test_an_unreached_region_does_not_take_its_neighbours_counts(tmp_path: Path)
     # still takes it
     alone = build_counted_table([res], rows.iloc[:1])
     assert list(alone["counted_kernel"]) == [f"{tail}_l212"]
+    # a name of another profile (paper-a's build of the sources, its lines a few off) does
+    # not take the region from this one's row
+    two = rows.assign(dataset=["hecbench", "paper-a"])
+    assert sorted(build_counted_table([res], two)["kernel"]) == ["iPPc_l205", "iPPc_l212"]
 
 
 def test_paper_a_rows_take_the_clang_build_counts_where_a_run_has_them(tmp_path: Path) -> None:
