@@ -60,3 +60,14 @@ def test_a_program_that_dies_after_a_launch_keeps_it_and_says_why(
     assert recs[0].global_store_bytes == 4 * 1024
     # scale was never launched: the result says the program died, and how
     assert recs.stopped is not None and recs.stopped.startswith("crash: killed by SIGABRT")
+
+
+def test_stopping_a_run_after_its_launches_is_not_a_failure_but_a_timeout_is(
+        toolchain: None, programs: Path) -> None:
+    # idle_stop ends the program once no launch has come for a second: on purpose
+    recs = count_run(programs / "idletail-cuda", "", idle_stop=1.0, timeout=60)
+    assert [r.kernel for r in recs] == ["fill"] and recs.stopped is None
+    # the time limit ending it is a failure, though the launch before it is kept
+    recs = count_run(programs / "idletail-cuda", "", timeout=5)
+    assert [r.kernel for r in recs] == ["fill"]
+    assert recs.stopped == "timeout: still running after 5 s"
