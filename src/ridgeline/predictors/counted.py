@@ -260,19 +260,16 @@ def build_counted_table(results: Iterable[Path], rows: pd.DataFrame) -> pd.DataF
     sized = "grid_size" in rows and "block_size" in rows
     uniq["shape"] = [shape_key(g, b) for g, b in zip(rows["grid_size"], rows["block_size"],
                                                      strict=True)] if sized else ""
+    keys = list(uniq.columns)
     # the other kernels profiled by the same build: the rows of one program, GPU and dataset
     # (each GPU's and dataset's profile compiled its own copy of the sources, whose region
     # lines differ by a few)
-    build_of = rows["dataset"].astype(str) if "dataset" in rows else pd.Series("", rows.index)
-    same = pd.DataFrame({"source": uniq["source"], "exe_args": uniq["exe_args"],
-                         "gpu": uniq["gpu"], "set": build_of.to_numpy(), "kernel": uniq["kernel"]})
-    kernels_of = same.groupby(["source", "exe_args", "gpu", "set"])["kernel"].agg(
+    uniq["set"] = rows["dataset"].astype(str) if "dataset" in rows else ""
+    kernels_of = uniq.groupby(["source", "exe_args", "gpu", "set"])["kernel"].agg(
         lambda k: sorted(set(k)))
-    set_of = dict(zip(uniq.index, build_of.to_numpy(), strict=True))
-    for i, (source, exe_args, kernel, model_type, gpu, shape) in zip(
-            uniq.drop_duplicates().index, uniq.drop_duplicates().itertuples(index=False),
-            strict=True):
-        others = kernels_of[(source, exe_args, gpu, set_of[i])]
+    for source, exe_args, kernel, model_type, gpu, shape, set_ in uniq.drop_duplicates(
+            keys).itertuples(index=False):
+        others = kernels_of[(source, exe_args, gpu, set_)]
         for build in builds:
             launches = runs.get((str(source), str(exe_args).strip(), build))
             if not launches:
