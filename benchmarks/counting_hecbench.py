@@ -38,6 +38,8 @@ from ridgeline.predictors.base import parse_dim3
 from ridgeline.predictors.counted import (
     DEFAULT_BUILD,
     TEMPLATE_FRAGMENT,
+    by_size_rank,
+    launched_threads,
     match_kernel,
     merge_launches,
     run_record,
@@ -294,13 +296,18 @@ def _match(model: str, gt_kernel: str, launches: list[dict], gt_all: list[str],
         # arguments are dropped) are candidates too when they compute in another precision
         # (float / double / none): _assign pairs rows with them by their SP and DP FLOPs;
         # instantiations alike in that respect cannot be told apart, the paired one serves
-        def precision(kernel: str) -> tuple[bool, bool]:
+        # (or, when the profiled rows were launched with several sizes, another size: _assign
+        # pairs rows and instantiations by the rank of their sizes, see by_size_rank)
+        several = len({launched_threads(*k.split("|")) for k in shapes}) > 1
+
+        def kind(kernel: str) -> tuple[bool, bool, float]:
             first = next(r for r in launches if r["kernel"] == kernel)
-            return bool(first.get("flops_sp")), bool(first.get("flops_dp"))
-        twins = {precision(target): target}
+            size = launched_threads(first.get("grid"), first.get("block")) if several else 0
+            return bool(first.get("flops_sp")), bool(first.get("flops_dp")), size or 0.0
+        twins = {kind(target): target}
         for o in ours:
             if _untemplated(o) == _untemplated(target):
-                twins.setdefault(precision(o), o)
+                twins.setdefault(kind(o), o)
         return [r for r in launches if r["kernel"] in twins.values()]
     # the name itself, or the kernel it was renamed from (the predictor's rule), unless that
     # kernel is profiled under its own name too
@@ -372,6 +379,24 @@ def _assign(grp: pd.DataFrame, means: dict[tuple[str, int], dict],
         if best in free:
             free.remove(best)
         out.append(best)
+    return out
+
+
+def _omp_rank_shapes(grp: pd.DataFrame, by_var: dict[tuple[str, int], list[dict]]
+                     ) -> dict[tuple[str, int], set[str]]:
+    """The row shapes each OpenMP instantiation stands for on one device: those whose launch
+    size ranks where its own does (by_size_rank); none when sizes do not pair one to one."""
+    sizes = {f"{k}#{i}": launched_threads(xs[0].get("grid"), xs[0].get("block")) or 0.0
+             for (k, i), xs in by_var.items()}
+    shapes = {shape_key(g, b) for g, b in zip(grp["grid_size"], grp["block_size"], strict=True)}
+    row_sizes = [t for t in (launched_threads(*k.split("|")) for k in shapes if k)
+                 if t is not None]
+    out: dict[tuple[str, int], set[str]] = {v: set() for v in by_var}
+    for k in shapes - {""}:
+        pick = by_size_rank(sizes, launched_threads(*k.split("|")), row_sizes)
+        for (name, i) in by_var if pick is not None else ():
+            if sizes[f"{name}#{i}"] == sizes[pick]:  # its precision twins too
+                out[(name, i)].add(k)
     return out
 
 
@@ -473,10 +498,13 @@ def report(args: argparse.Namespace) -> dict:
         if args.launch == "first":
             by_var = {v: xs[:1] for v, xs in by_var.items()}
         means = {v: _mean(xs) for v, xs in by_var.items()}
-        # (an OpenMP region's recorded sizes are the host emulation's, not the GPU's launch)
+        # (an OpenMP region's recorded sizes are the host emulation's, not the GPU's launch:
+        # its instantiations pair with rows by the rank of their sizes)
         var_shapes = {v: {shape_key(x.get("grid"), x.get("block")) for x in xs}
                       if args.model == "cuda" else set() for v, xs in by_var.items()}
         for _dev, grp in sel.groupby("device"):
+            if args.model == "omp":
+                var_shapes = _omp_rank_shapes(grp, by_var)
             for (_, g), var in zip(grp.iterrows(), _assign(grp, means, var_shapes),
                                    strict=True):
                 rows.append(_row(args.model, src, kern, g, means[var], rule))

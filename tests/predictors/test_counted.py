@@ -15,6 +15,8 @@ from ridgeline.predictors.counted import (
     COUNTED_COLUMNS,
     attach_counted,
     build_counted_table,
+    by_size_rank,
+    launched_threads,
     match_kernel,
     pick_launch,
 )
@@ -161,6 +163,17 @@ def test_rows_take_the_launch_with_their_sizes_and_fragments_match_on_sizes_alon
     assert pick_launch(omp, "vPj_l56", "omp", (512, 1, 1), (256, 1, 1))["flops_sp"] == 3e3
     assert pick_launch(omp, "vPj_l56", "omp", (9, 1, 1), (256, 1, 1))["flops_sp"] == 1e3
     assert pick_launch(omp, "vPj_l99", "omp") is None
+    # ... unless the rows of that name were launched with as many sizes as the instantiations
+    # were: the GPU's sizes (2 and 6 teams of 128) are not the host's (256 and 512 threads
+    # here) but rank alike
+    gpu_sizes = [256.0, 768.0]
+    assert pick_launch(omp, "vPj_l56", "omp", (6, 1, 1), (128, 1, 1),
+                       row_sizes=gpu_sizes)["flops_sp"] == 3e3
+    assert pick_launch(omp, "vPj_l56", "omp", (2, 1, 1), (128, 1, 1),
+                       row_sizes=gpu_sizes)["flops_sp"] == 1e3
+    # a row size the siblings do not have, or a count that does not pair: no ranking
+    assert pick_launch(omp, "vPj_l56", "omp", (6, 1, 1), (128, 1, 1),
+                       row_sizes=[768.0])["flops_sp"] == 1e3
 
     res = tmp_path / "counts.jsonl"
     res.write_text(json.dumps({"source": "t-cuda", "args": "", "launches": launches}) + "\n")
@@ -275,3 +288,30 @@ def test_a_gpu_without_counts_takes_the_counted_gpu_with_the_nearest_l2() -> Non
     got = attach_counted(rows, counted)
     np.testing.assert_allclose(10 ** got["c_dram"][:3] - 1, [1e6, 5e6, 5e6])
     assert list(got["c_has"].fillna(0)) == [1.0, 1.0, 1.0, 0.0]
+
+
+def test_openmp_instantiations_pair_with_rows_by_the_rank_of_their_sizes(
+        tmp_path: Path) -> None:
+    # one region instantiated for 1 and 3 channels: loops of 256 and 768 iterations
+    def rec(kernel: str, grid: int, sp: float) -> dict[str, object]:
+        return {**_record(kernel, sp, {"NVIDIA A10": 10.0 * sp}), "backend": "omp",
+                "launch": 0, "grid": [grid, 1, 1], "block": [128, 1, 1]}
+
+    assert by_size_rank({"a": 128.0, "b": 384.0}, 768.0, [256.0, 768.0]) == "b"
+    assert by_size_rank({"a": 128.0, "b": 384.0}, 256.0, [768.0, 256.0, 256.0]) == "a"
+    assert by_size_rank({"a": 128.0, "b": 128.0}, 256.0, [256.0, 768.0]) is None
+    assert by_size_rank({"a": 128.0, "b": 384.0}, None, [256.0, 768.0]) is None
+    assert launched_threads("(6, 1, 1)", "128") == 768.0
+    assert launched_threads("?", "128") is None
+
+    res = tmp_path / "counts.jsonl"
+    launches = [rec("_Z3runILi1EEvPj_l103", 1, 1e3), rec("_Z3runILi3EEvPj_l103", 3, 3e3)]
+    res.write_text(json.dumps({"source": "h-omp", "args": "", "launches": launches}) + "\n")
+    rows = pd.DataFrame({"source": "h-omp", "exe_args": "", "model_type": "omp",
+                         "gpu": ["NVIDIA A10"] * 3 + ["GeForce RTX 3080"],
+                         "kernel": "vPj_l103",
+                         "grid_size": ["(6, 1, 1)", "(2, 1, 1)", "(6, 1, 1)", "(6, 1, 1)"],
+                         "block_size": "(128, 1, 1)"})
+    got = attach_counted(rows, build_counted_table([res], rows))
+    # the 3080 profiled only the larger launch: nothing ranks it, the first instantiation
+    np.testing.assert_allclose(10 ** got["c_sp"] - 1, [3e3, 1e3, 3e3, 1e3])

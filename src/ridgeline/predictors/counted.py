@@ -34,8 +34,8 @@ from ridgeline.predictors.srcscan import OMP_LINE_SLACK, TEMPLATE_FRAGMENT, rena
 __all__ = ["COUNTED_COLUMNS", "COUNTED_FILE", "match_kernel", "build_counted_table",
            "counted_features", "attach_counted", "launch_record_features", "run_counts",
            "load_counted_table", "run_program_counts", "record_for", "merge_launches",
-           "pick_launch", "shape_key", "TEMPLATE_FRAGMENT", "build_count_runs",
-           "load_count_runs", "RUNS_FILE", "DATASET_BUILD", "DEFAULT_BUILD"]
+           "pick_launch", "shape_key", "by_size_rank", "launched_threads", "TEMPLATE_FRAGMENT",
+           "build_count_runs", "load_count_runs", "RUNS_FILE", "DATASET_BUILD", "DEFAULT_BUILD"]
 
 COUNTED_FILE = "hecbench-counted.csv"
 #: every (source, exe_args) the counting benchmark ran, with its outcome (``counted``, or the
@@ -167,9 +167,35 @@ def _dim(v: Any) -> Dim3 | None:
         return None
 
 
+def launched_threads(grid: Any, block: Any) -> float | None:
+    """Threads a launch's *grid* and *block* (any accepted form) start; None when unknown."""
+    g, b = _dim(grid), _dim(block)
+    return float(math.prod(g) * math.prod(b)) if g is not None and b is not None else None
+
+
+def by_size_rank(sizes: dict[str, float], row: float | None,
+                 row_sizes: Iterable[float]) -> str | None:
+    """The instantiation of an OpenMP region whose launch size ranks where the row's does.
+
+    Template instantiations of one region share its short name; when they run loops of
+    different lengths, the profile's rows of that name differ in their launch sizes too. The
+    host's team count and the GPU's are not the same number (one team per 256 iterations
+    here, per thread limit there) but both grow with the loop, so the k-th smallest of the
+    rows' sizes is the k-th smallest of the instantiations'. *sizes*: launched threads of
+    each candidate (its first launch); *row_sizes*: the distinct sizes of the rows sharing
+    the name (same program, GPU and profile). None when the two do not pair one to one."""
+    ours = sorted(set(sizes.values()))
+    theirs = sorted(set(row_sizes))
+    if row is None or len(ours) < 2 or len(ours) != len(theirs) or row not in theirs:
+        return None
+    want = ours[theirs.index(row)]
+    return next(n for n, v in sizes.items() if v == want)
+
+
 def pick_launch(launches: list[dict[str, Any]], kernel: str, model_type: str,
                 grid: Dim3 | None = None, block: Dim3 | None = None,
-                others: Iterable[str] = ()) -> dict[str, Any] | None:
+                others: Iterable[str] = (),
+                row_sizes: Iterable[float] = ()) -> dict[str, Any] | None:
     """The counted launch a data row refers to: a launch of the matching kernel with the
     row's grid and block where one has them (the first such launch, first template variant),
     else the kernel's first launch; a template-fragment name (see TEMPLATE_FRAGMENT) takes the
@@ -177,7 +203,8 @@ def pick_launch(launches: list[dict[str, Any]], kernel: str, model_type: str,
     instantiations end with the first of them launched with the row's sizes. None when nothing
     matches or the launch's counts are partial (OpenMP teams split by id). *others*: the
     program's other profiled kernel names (an OpenMP region they name exactly is not a near
-    match for this one)."""
+    match for this one). *row_sizes*: launched threads of the rows of this kernel name (same
+    program, GPU and profile), which tell OpenMP instantiations apart (:func:`by_size_rank`)."""
     names = list(dict.fromkeys(x["kernel"] for x in launches))
     if model_type == "omp":
         taken = {n for o in others if o != kernel for n in omp_exact(o, names)}
@@ -187,6 +214,13 @@ def pick_launch(launches: list[dict[str, Any]], kernel: str, model_type: str,
             # line): the first launched with the row's sizes, else the first launched (what
             # a run stopped after it would give)
             pool = [x for x in launches if x.get("kernel") in cands]
+            sizes: dict[str, float] = {}
+            for x in pool:  # each instantiation's first launch
+                sizes.setdefault(x["kernel"], launched_threads(x.get("grid"), x.get("block"))
+                                 or 0.0)
+            ranked = by_size_rank(sizes, launched_threads(grid, block), row_sizes)
+            if ranked is not None:
+                pool = [x for x in pool if x["kernel"] == ranked]
             first = (_with_sizes(pool, grid, block) or pool)[0]
             return None if first.get("spmd_partial") else first
         k = cands[0] if cands else None
@@ -267,16 +301,22 @@ def build_counted_table(results: Iterable[Path], rows: pd.DataFrame) -> pd.DataF
     uniq["set"] = rows["dataset"].astype(str) if "dataset" in rows else ""
     kernels_of = uniq.groupby(["source", "exe_args", "gpu", "set"])["kernel"].agg(
         lambda k: sorted(set(k)))
+    # the launch sizes of the rows of one kernel name there (they tell instantiations apart)
+    uniq["threads"] = [launched_threads(*s.split("|")) if s else None for s in uniq["shape"]]
+    sizes_of: dict[tuple[Any, ...], list[float]] = {}
+    for group, t in uniq.groupby(["source", "exe_args", "gpu", "set", "kernel"])["threads"]:
+        sizes_of[tuple(group)] = sorted({float(v) for v in t if v is not None and v == v})
     for source, exe_args, kernel, model_type, gpu, shape, set_ in uniq.drop_duplicates(
-            keys).itertuples(index=False):
+            keys)[keys + ["set"]].itertuples(index=False):
         others = kernels_of[(source, exe_args, gpu, set_)]
+        row_sizes = sizes_of[(source, exe_args, gpu, set_, kernel)]
         for build in builds:
             launches = runs.get((str(source), str(exe_args).strip(), build))
             if not launches:
                 continue
             g, b = shape.split("|") if shape else (None, None)
             rec = pick_launch(launches, str(kernel), str(model_type), _dim(g), _dim(b),
-                              others=others)
+                              others=others, row_sizes=row_sizes)
             if rec is None:
                 continue
             out.append({"source": source, "exe_args": exe_args, "kernel": kernel, "gpu": gpu,
