@@ -17,6 +17,7 @@ Needs the HeCBench sources in external/gpuFLOPBench/src and $RIDGELINE_DATA.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import random
@@ -186,12 +187,15 @@ def _expected(model: str, rows: pd.DataFrame) -> list[str]:
 _LINE = re.compile(r"^(.*)_l(\d+)$")
 
 
-def _omp_pairs(gt_kernels: list[str], ours: list[str]) -> dict[str, str]:
+def _omp_pairs(gt_kernels: list[str], ours: list[str],
+               region_lines: frozenset[int] | set[int] = frozenset()) -> dict[str, str]:
     """Map profiled OpenMP region names to ours: same mangled tail and line; else same tail
     (or the same once unsigned parameter types read as signed) and the nearest line within 8,
     or within 16 when no other region is within twice that distance (the profiled sources
     differ by a few lines at places); else, when both sides have the same number of regions,
-    pairing in line order."""
+    pairing in line order. *region_lines*: the lines of the target regions in our sources;
+    where another profiled name matched exactly (the two builds' lines agree), a profiled
+    name at one of them is that region, not reached here, and takes no neighbour."""
     out: dict[str, str] = {}
     norm = {g: _OMP_PREFIX.sub("", g) for g in gt_kernels}
     for g, n in norm.items():
@@ -199,10 +203,12 @@ def _omp_pairs(gt_kernels: list[str], ours: list[str]) -> dict[str, str]:
         if exact:
             out[g] = exact[0]
     # a region another profiled name pairs with exactly is not a near match (multimaterial:
-    # the profiled l199 region was not reached here, and l212 is its own row's)
+    # the profiled l199 region was not reached here, and l212 is its own row's); nor is one
+    # for a name whose own region is in our sources (sort-omp: l146 crashed, l130 ran)
     taken = set(out.values())
+    unreached = {g for g in norm if g not in out and out and _line_of(g) in region_lines}
     for g, n in norm.items():
-        if g in out:
+        if g in out or g in unreached:
             continue
         m = _LINE.match(n)
         if not m:
@@ -221,7 +227,8 @@ def _omp_pairs(gt_kernels: list[str], ours: list[str]) -> dict[str, str]:
                     len(cands) == 1 or cands[1][0] >= 2 * cands[0][0])):
                 out[g] = cands[0][1]
                 break
-    rest_g = sorted((g for g in gt_kernels if g not in out), key=_line_of)
+    rest_g = sorted((g for g in gt_kernels if g not in out and g not in unreached),
+                    key=_line_of)
     rest_o = sorted((o for o in ours if o not in out.values()), key=_line_of)
     if rest_g and len(rest_g) == len(rest_o):
         out.update(zip(rest_g, rest_o, strict=True))
@@ -283,13 +290,13 @@ def _line_of(name: str) -> int:
 
 
 def _match(model: str, gt_kernel: str, launches: list[dict], gt_all: list[str],
-           shapes: frozenset[str] | set[str] = frozenset()) -> list[dict]:
-    """Launch records of a profiled kernel; a template-fragment name (``int>``) takes the
-    launches of every kernel whose sizes are among the profiled rows' *shapes*, another name
-    the kernel it was renamed from (srcscan.renamed_kernel)."""
+           shapes: frozenset[str] | set[str] = frozenset(), src: str = "") -> list[dict]:
+    """Launch records of a profiled kernel of program *src*; a template-fragment name
+    (``int>``) takes the launches of every kernel whose sizes are among the profiled rows'
+    *shapes*, another name the kernel it was renamed from (srcscan.renamed_kernel)."""
     if model == "omp":
         ours = sorted({r["kernel"] for r in launches})
-        target = _omp_pairs(gt_all, ours).get(gt_kernel)
+        target = _omp_pairs(gt_all, ours, _region_lines(src)).get(gt_kernel)
         if target is None:
             return []
         # the region's other template instantiations (same line, same name once template
@@ -320,6 +327,22 @@ def _match(model: str, gt_kernel: str, launches: list[dict], gt_all: list[str],
     # every kernel launched with those sizes: each row then takes a variant launched with
     # its own grid and block (_assign), as the predictor's counted table picks a launch
     return [r for r in launches if shape_key(r.get("grid"), r.get("block")) in shapes]
+
+
+_TARGET_REGION = re.compile(
+    r"^\s*#\s*pragma\s+omp\s+target\b(?!\s+(?:data|update|enter|exit)\b)")
+
+
+@functools.cache
+def _region_lines(src: str) -> frozenset[int]:
+    """Lines of the OpenMP target regions in a program's exported sources (any file)."""
+    d = SRC / src
+    lines: set[int] = set()
+    for p in sorted(d.iterdir()) if d.is_dir() else ():
+        if p.suffix in (".cpp", ".c", ".h", ".hpp", ".cc") and p.is_file():
+            lines.update(i for i, ln in enumerate(p.read_text(errors="replace").split("\n"), 1)
+                         if _TARGET_REGION.match(ln))
+    return frozenset(lines)
 
 
 def _spmd_source(src: str) -> bool:
@@ -473,7 +496,7 @@ def report(args: argparse.Namespace) -> dict:
         sel = gt[(gt["source"] == src) & (gt["kernel"] == kern)]
         shapes = {shape_key(g, b) for g, b in zip(sel["grid_size"], sel["block_size"],
                                                   strict=True)} - {""}
-        m = _match(args.model, kern, r["launches"], gt_all, shapes)
+        m = _match(args.model, kern, r["launches"], gt_all, shapes, src)
         if not m:
             # a run that failed after counting other kernels: its failure's cause
             cause = str(r["stopped"]).partition(":")[0] if r.get("stopped") else \
