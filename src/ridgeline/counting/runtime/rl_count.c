@@ -324,34 +324,42 @@ static void record(uintptr_t a, uint64_t n, int write, int l2_only) {
 }
 
 static uintptr_t rl_omp_sp; /* OpenMP: stack pointer at region entry (0 outside regions) */
-/* per-thread local-memory footprint of the stack arrays indexed at run time (__rl_lda/sta).
- * Threads run as fibers (CUDA blocks, OpenMP parallel constructs) have their own stacks:
- * the deepest byte touched below the fiber's top. OpenMP regions run on the host thread's
- * own stack, where every iteration reuses the same addresses: the distinct 32-byte sectors
- * the region touched there (its arrays, not the frames between them and the entry) */
+/* per-thread local-memory footprint of the stack arrays indexed at run time (__rl_lda/sta):
+ * the distinct 32-byte sectors touched (the arrays, not the frames between them and the
+ * thread's entry, which a GPU keeps in registers or does not have). Threads run as fibers
+ * (CUDA blocks, OpenMP parallel constructs) have stacks of their own, laid out alike: their
+ * sectors count by offset below the fiber's top, so every thread adds the same ones. OpenMP
+ * regions run on the host thread's own stack, where every iteration reuses the same
+ * addresses. */
 #define LOCAL_SET 131072 /* slots; at most 3/4 used: 3 MB per thread, beyond any cache */
 static uint64_t rl_local_depth;
 static uintptr_t *rl_local_set;
-static uint64_t rl_local_n;
+static uint64_t rl_local_n, rl_local_n_of[2];
 static uintptr_t rl_local_recent[256];
 
 static void local_touch(uintptr_t a, uint64_t n) {
-  if (rl_stack_hi != rl_main_hi) {
-    if (a < rl_stack_hi && rl_stack_hi - a > rl_local_depth) rl_local_depth = rl_stack_hi - a;
-    return;
+  uintptr_t lo = a, hi = a + (n ? n : 1) - 1;
+  int fiber = rl_stack_hi != rl_main_hi;
+  if (fiber) {
+    if (a >= rl_stack_hi) return;
+    /* offsets below the fiber's top, tagged apart from host-stack addresses */
+    lo = ((uintptr_t)1 << 62) | (rl_stack_hi - 1 - hi);
+    hi = ((uintptr_t)1 << 62) | (rl_stack_hi - 1 - a);
   }
   if (!rl_local_set) rl_local_set = calloc(LOCAL_SET, sizeof *rl_local_set);
   if (!rl_local_set) return;
-  for (uintptr_t s = a >> 5; s <= (a + (n ? n : 1) - 1) >> 5 && 4 * rl_local_n < 3 * LOCAL_SET;
-       s++) {
+  for (uintptr_t s = lo >> 5; s <= hi >> 5 && 4 * rl_local_n < 3 * LOCAL_SET; s++) {
     if (rl_local_recent[s & 255] == s) continue; /* seen lately: already in the set */
     rl_local_recent[s & 255] = s;
     uint64_t h = (s * 0x9E3779B97F4A7C15ull) >> 47; /* 17 bits */
     while (rl_local_set[h] && rl_local_set[h] != s) h = (h + 1) & (LOCAL_SET - 1);
     if (!rl_local_set[h]) {
       rl_local_set[h] = s;
+      /* host-stack sectors and fiber offsets apart: an OpenMP team's first thread runs on
+       * the host stack, the others as fibers, each holding the same arrays */
       rl_local_n++;
-      if (32 * rl_local_n > rl_local_depth) rl_local_depth = 32 * rl_local_n;
+      uint64_t k = ++rl_local_n_of[fiber];
+      if (32 * k > rl_local_depth) rl_local_depth = 32 * k;
     }
   }
 }
@@ -360,7 +368,7 @@ static void local_reset(void) {
   rl_local_depth = 0;
   if (rl_local_set && rl_local_n) memset(rl_local_set, 0, LOCAL_SET * sizeof *rl_local_set);
   memset(rl_local_recent, 0, sizeof rl_local_recent);
-  rl_local_n = 0;
+  rl_local_n = rl_local_n_of[0] = rl_local_n_of[1] = 0;
 }
 
 static int classify(uintptr_t a) { /* 0 global, 1 shared, 2 local, 3 register/param */
