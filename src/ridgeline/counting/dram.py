@@ -139,8 +139,10 @@ def compulsory_dram_bytes(sectors_read: float, sectors_written: float) -> float:
 RESIDENT_THREADS_PER_SM = 1024
 L1_CACHE_PER_SM = 64 * 1024
 #: most round trips a thread's local data makes to DRAM: arrays a thread sweeps many times
-#: in quick succession stay in L1 (entropy's per-thread histogram: 119 accesses per byte,
-#: measured DRAM fits about four passes; libor and colorwheel sweep theirs a few times)
+#: in quick succession stay in L1 (libor and colorwheel sweep theirs a few times). Chosen while
+#: footprints still counted the frames above a thread's arrays (entropy's 16-byte histogram
+#: read as 960 bytes, measured DRAM fitting about four passes); with the arrays' own sectors
+#: it binds less often and was kept
 LOCAL_PASSES = 4.0
 
 
