@@ -7,7 +7,8 @@ Rows: CLgen's GTX 970 / HD 7970 ``runtime_gpu`` (``--gpus nvidia,amd``; times in
 transfers) or a local datagen run (``--pocl DIR``: kernel time on that device).
 
     RIDGELINE_DATA=../shared/data python benchmarks/regressor_clgen.py --models gbm,launch
-    python benchmarks/regressor_clgen.py --pocl runs/dg --models gbm,llm --folds 5
+    python benchmarks/regressor_clgen.py --pocl runs/dg --models gbm,llm --folds 5 \\
+        [--pocl-time min]
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def _datasets(a: argparse.Namespace) -> list[tuple[str, Any]]:
     if a.pocl:
         from ridgeline.datagen.evaltask import datagen_rows
 
-        return [(f"PoCL ({a.pocl})", datagen_rows(a.pocl))]
+        return [(f"PoCL ({a.pocl}, {a.pocl_time} of repeats)", datagen_rows(a.pocl, a.pocl_time))]
     return [(CLGEN_GPUS[w][1], clgen_rows(w)) for w in a.gpus.split(",")]
 
 
@@ -80,6 +81,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=4839)
     ap.add_argument("--gpus", default="nvidia,amd")
     ap.add_argument("--pocl", default=None, metavar="DATAGEN_DIR")
+    ap.add_argument("--pocl-time", choices=("median", "min"), default="median",
+                    help="a datagen sample's time: the median of its repeats or the fastest")
     ap.add_argument("--folds", type=int, default=0, help="also k-fold (kernel-grouped)")
     ap.add_argument("--limit-kernels", type=int, default=None,
                     help="only the first N kernels (sorted by name), for CPU-bound LLM runs")

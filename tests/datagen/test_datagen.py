@@ -22,7 +22,9 @@ from ridgeline.datagen import (
     sample_launches,
     size_kernel,
 )
+from ridgeline.datagen.evaltask import datagen_rows
 from ridgeline.datagen.sampling import FULL_FACTOR, sample_id
+from ridgeline.errors import UsageError
 from ridgeline.profiles.oclgrind import oclgrind_available
 from tests.conftest import require
 from tests.opencl.kernels import BROKEN, HANG, SAXPY, VADD
@@ -141,6 +143,15 @@ def test_generate_records_bad_kernels_and_resumes_without_duplicates(tmp_path: P
     assert set(s["regime"]) == {"few", "under", "full"}
     s2 = generate(kdir, out, cfg, progress=False)
     assert s2["ran"] == 0 and s2["total_samples_on_disk"] == 3
+    # as regression rows: each sample's median repeat, or its fastest
+    med, fast = datagen_rows(out), datagen_rows(out, "min")
+    assert sorted(med["time_us"]) == sorted(s["time_ns"] / 1000.0)
+    assert (fast["time_us"] <= med["time_us"]).all()
+    repeats = [json.loads(t) if isinstance(t, str) else list(t) for t in s["times_ns"]]
+    assert all(len(r) == 3 for r in repeats)
+    assert sorted(fast["time_us"]) == sorted(min(r) / 1000.0 for r in repeats)
+    with pytest.raises(UsageError, match="not one of median, min"):
+        datagen_rows(out, "mean")
 
 
 def test_worker_timeout_costs_one_kernel_not_the_run() -> None:

@@ -28,6 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--folds", type=int, default=5, help="program-grouped folds (default 5)")
     p.add_argument("--seed", type=int, default=4839, help="random seed (default 4839)")
     p.add_argument("--limit", type=int, default=None, help="evaluate only the first N rows")
+    p.add_argument("--pocl-time", choices=("median", "min"), default="median",
+                   help="pocl-regression: a sample's time is the median of its repeats "
+                   "(default) or the fastest, free of the runtime's thread wake-ups")
     p.add_argument("--out", default="runs/eval", help="output folder for the report")
     add_data_dir(p)
     add_gpu_file(p)
