@@ -19,11 +19,11 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import math
 import random
 import re
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -33,9 +33,7 @@ from ridgeline.counting import ProgramRunError, count_run, math_options
 from ridgeline.counting.omp import omp_device_int_ops
 from ridgeline.counting.program import compile_commands_defines
 from ridgeline.datasets import load
-from ridgeline.errors import LaunchError
 from ridgeline.hardware import Counts, get_gpu, get_rule
-from ridgeline.predictors.base import parse_dim3
 from ridgeline.predictors.counted import (
     DEFAULT_BUILD,
     TEMPLATE_FRAGMENT,
@@ -333,38 +331,38 @@ _TARGET_REGION = re.compile(
     r"^\s*#\s*pragma\s+omp\s+target\b(?!\s+(?:data|update|enter|exit)\b)")
 
 
+def _source_texts(src: str, suffixes: tuple[str, ...], deep: bool = False) -> Iterator[str]:
+    """The text of each file of a program's export with one of *suffixes* (its top folder,
+    or every folder when *deep*); nothing when the program was not exported."""
+    d = SRC / src
+    for p in sorted(d.rglob("*") if deep else d.iterdir()) if d.is_dir() else ():
+        if p.suffix in suffixes and p.is_file():
+            yield p.read_text(errors="replace")
+
+
 @functools.cache
 def _region_lines(src: str) -> frozenset[int]:
     """Lines of the OpenMP target regions in a program's exported sources (any file)."""
-    d = SRC / src
-    lines: set[int] = set()
-    for p in sorted(d.iterdir()) if d.is_dir() else ():
-        if p.suffix in (".cpp", ".c", ".h", ".hpp", ".cc") and p.is_file():
-            lines.update(i for i, ln in enumerate(p.read_text(errors="replace").split("\n"), 1)
-                         if _TARGET_REGION.match(ln))
-    return frozenset(lines)
+    return frozenset(i for text in _source_texts(src, (".cpp", ".c", ".h", ".hpp", ".cc"))
+                     for i, ln in enumerate(text.split("\n"), 1) if _TARGET_REGION.match(ln))
 
 
 def _spmd_source(src: str) -> bool:
     """For results recorded before the runtime flagged it: the program splits work by
     omp_get_team_num/omp_get_thread_num somewhere (regions then run as one thread here)."""
-    d = SRC / src
-    return d.is_dir() and any(
-        re.search(r"omp_get_(team|thread)_num", p.read_text(errors="replace"))
-        for p in d.iterdir() if p.suffix in (".cpp", ".c", ".h", ".hpp") and p.is_file())
+    return any(re.search(r"omp_get_(team|thread)_num", text)
+               for text in _source_texts(src, (".cpp", ".c", ".h", ".hpp")))
 
 
 def _absent_from_sources(src: str, kern: str) -> bool:
     """A CUDA kernel named by a plain identifier that no source file of the program's export
     mentions: the profiled version had it (damage-cuda's damage_of_node_optimized) or a
     library did (thrust's transform_kernel)."""
-    d = SRC / src
-    if not re.fullmatch(r"[A-Za-z_]\w*", kern) or not d.is_dir():
+    if not re.fullmatch(r"[A-Za-z_]\w*", kern) or not (SRC / src).is_dir():
         return False
     word = re.compile(rf"\b{re.escape(kern)}\b")
-    return not any(word.search(p.read_text(errors="replace")) for p in d.rglob("*")
-                   if p.is_file() and p.suffix in (".cu", ".cuh", ".h", ".hpp", ".cpp", ".c",
-                                                    ".inc"))
+    return not any(word.search(text) for text in _source_texts(
+        src, (".cu", ".cuh", ".h", ".hpp", ".cpp", ".c", ".inc"), deep=True))
 
 
 def _mean(xs: list[dict]) -> dict:
@@ -409,25 +407,23 @@ def _omp_rank_shapes(grp: pd.DataFrame, by_var: dict[tuple[str, int], list[dict]
                      ) -> dict[tuple[str, int], set[str]]:
     """The row shapes each OpenMP instantiation stands for on one device: those whose launch
     size ranks where its own does (by_size_rank); none when sizes do not pair one to one."""
-    sizes = {f"{k}#{i}": launched_threads(xs[0].get("grid"), xs[0].get("block")) or 0.0
-             for (k, i), xs in by_var.items()}
+    sizes = {v: launched_threads(xs[0].get("grid"), xs[0].get("block")) or 0.0
+             for v, xs in by_var.items()}
     shapes = {shape_key(g, b) for g, b in zip(grp["grid_size"], grp["block_size"], strict=True)}
-    row_sizes = [t for t in (launched_threads(*k.split("|")) for k in shapes if k)
-                 if t is not None]
+    row_size = {k: launched_threads(*k.split("|")) for k in shapes - {""}}
+    row_sizes = [t for t in row_size.values() if t is not None]
     out: dict[tuple[str, int], set[str]] = {v: set() for v in by_var}
-    for k in shapes - {""}:
-        pick = by_size_rank(sizes, launched_threads(*k.split("|")), row_sizes)
-        for (name, i) in by_var if pick is not None else ():
-            if sizes[f"{name}#{i}"] == sizes[pick]:  # its precision twins too
-                out[(name, i)].add(k)
+    for k, t in row_size.items():
+        pick = by_size_rank(sizes, t, row_sizes)
+        for v in by_var if pick is not None else ():
+            if sizes[v] == sizes[pick]:  # its precision twins too
+                out[v].add(k)
     return out
 
 
 def _launched(g: pd.Series) -> float:
-    try:
-        return float(math.prod(parse_dim3(g["grid_size"])) * math.prod(parse_dim3(g["block_size"])))
-    except LaunchError:
-        return float("nan")
+    t = launched_threads(g["grid_size"], g["block_size"])
+    return float("nan") if t is None else t
 
 
 def _row(model: str, src: str, kern: str, g: pd.Series, mean: dict, rule) -> dict:  # noqa: ANN001

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping
@@ -153,16 +154,14 @@ class GPU:
             raise SchemaError(f"{where}: GPU {raw['name']!r} field l2_exit_writeback must be "
                               f"true, false or a share from 0 to 1, got {share!r}")
         kwargs["l2_exit_writeback"] = float(share)
-        kept = kwargs.get("l2_store_only_kept_kib", 0.0)
-        if not isinstance(kept, int | float) or isinstance(kept, bool) or kept < 0:
-            raise SchemaError(f"{where}: GPU {raw['name']!r} field l2_store_only_kept_kib must "
-                              f"be a number of KiB, 0 or more, got {kept!r}")
-        kwargs["l2_store_only_kept_kib"] = float(kept)
-        scale = kwargs.get("dram_bytes_scale", 1.0)
-        if not isinstance(scale, int | float) or isinstance(scale, bool) or not 0.5 <= scale <= 2:
-            raise SchemaError(f"{where}: GPU {raw['name']!r} field dram_bytes_scale must be a "
-                              f"factor from 0.5 to 2, got {scale!r}")
-        kwargs["dram_bytes_scale"] = float(scale)
+        for key, default, lo, hi, what in (
+                ("l2_store_only_kept_kib", 0.0, 0.0, math.inf, "a number of KiB, 0 or more"),
+                ("dram_bytes_scale", 1.0, 0.5, 2.0, "a factor from 0.5 to 2")):
+            v = kwargs.get(key, default)
+            if not isinstance(v, int | float) or isinstance(v, bool) or not lo <= v <= hi:
+                raise SchemaError(f"{where}: GPU {raw['name']!r} field {key} must be {what}, "
+                                  f"got {v!r}")
+            kwargs[key] = float(v)
         mt = kwargs.get("max_threads_per_sm")
         if mt is not None and (not isinstance(mt, int) or isinstance(mt, bool) or mt < 32):
             raise SchemaError(f"{where}: GPU {raw['name']!r} field max_threads_per_sm must be "

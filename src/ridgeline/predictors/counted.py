@@ -17,10 +17,10 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Hashable, Iterable, Iterator, Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -36,6 +36,8 @@ __all__ = ["COUNTED_COLUMNS", "COUNTED_FILE", "match_kernel", "build_counted_tab
            "load_counted_table", "run_program_counts", "record_for", "merge_launches",
            "pick_launch", "shape_key", "by_size_rank", "launched_threads", "TEMPLATE_FRAGMENT",
            "build_count_runs", "load_count_runs", "RUNS_FILE", "DATASET_BUILD", "DEFAULT_BUILD"]
+
+K = TypeVar("K", bound=Hashable)
 
 COUNTED_FILE = "hecbench-counted.csv"
 #: every (source, exe_args) the counting benchmark ran, with its outcome (``counted``, or the
@@ -173,8 +175,8 @@ def launched_threads(grid: Any, block: Any) -> float | None:
     return float(math.prod(g) * math.prod(b)) if g is not None and b is not None else None
 
 
-def by_size_rank(sizes: dict[str, float], row: float | None,
-                 row_sizes: Iterable[float]) -> str | None:
+def by_size_rank(sizes: Mapping[K, float], row: float | None,
+                 row_sizes: Iterable[float]) -> K | None:
     """The instantiation of an OpenMP region whose launch size ranks where the row's does.
 
     Template instantiations of one region share its short name; when they run loops of
@@ -183,7 +185,8 @@ def by_size_rank(sizes: dict[str, float], row: float | None,
     here, per thread limit there) but both grow with the loop, so the k-th smallest of the
     rows' sizes is the k-th smallest of the instantiations'. *sizes*: launched threads of
     each candidate (its first launch); *row_sizes*: the distinct sizes of the rows sharing
-    the name (same program, GPU and profile). None when the two do not pair one to one."""
+    the name (same program, GPU and profile). The first candidate of the wanted size comes
+    back; None when the two do not pair one to one."""
     ours = sorted(set(sizes.values()))
     theirs = sorted(set(row_sizes))
     if row is None or len(ours) < 2 or len(ours) != len(theirs) or row not in theirs:
