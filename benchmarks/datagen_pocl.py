@@ -109,11 +109,13 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--timing", choices=("burst", "each"), default="burst")
     ap.add_argument("--report-only", action="store_true", help="figures of --out, no run")
     ap.add_argument("--json", default=None, help="also write the figures here")
     a = ap.parse_args()
     cfg = DatagenConfig(device="pocl", samples=a.samples, seed=a.seed, jobs=a.jobs,
-                        limit=a.limit, subset_seed=4839 if a.limit else None, timeout=240.0)
+                        limit=a.limit, subset_seed=4839 if a.limit else None, timeout=240.0,
+                        timing=a.timing)
     summary = None
     if not a.report_only:
         with tempfile.TemporaryDirectory() as tmp:
@@ -122,7 +124,8 @@ def main() -> None:
     out = figures(a.out, cfg)
     out["this_invocation"] = summary
     out["config"] = {"samples": a.samples, "seed": a.seed, "warmup": cfg.warmup,
-                     "repeats": cfg.repeats, "max_global": cfg.max_global, "jobs": a.jobs}
+                     "repeats": cfg.repeats, "max_global": cfg.max_global, "jobs": a.jobs,
+                     "timing": a.timing}
     text = json.dumps(out, indent=2, default=str)
     print(text)
     if a.json:

@@ -141,6 +141,9 @@ def test_generate_records_bad_kernels_and_resumes_without_duplicates(tmp_path: P
     assert s1["samples"] == 3 and (s["status"] == "ok").all()
     assert (s["time_ns"] > 0).all() and s["deterministic"].all()
     assert set(s["regime"]) == {"few", "under", "full"}
+    assert set(s["timing"]) == {"burst"}  # the default: launches queued back to back
+    with pytest.raises(UsageError, match="timing must be"):
+        generate(kdir, out, DatagenConfig(device="pocl", timing="queued"), progress=False)
     s2 = generate(kdir, out, cfg, progress=False)
     assert s2["ran"] == 0 and s2["total_samples_on_disk"] == 3
     # as regression rows: each sample's median repeat, or its fastest

@@ -44,6 +44,24 @@ def test_time_kernel_checks_output_and_keeps_median_and_spread() -> None:
     assert r.transfer_bytes == 2 * 3 * 4 * n  # every buffer written and read back
 
 
+def test_burst_timing_measures_each_launch_not_the_queue_wait() -> None:
+    """Queued back to back, a launch's events still span its own execution: the times stay
+    those of one launch (not growing with its place in the queue), close to waited-for ones."""
+    _pocl()
+    from ridgeline.opencl import time_kernel
+
+    n = 1 << 20
+    args = [Buffer(4 * n, 1), Buffer(4 * n, 2), Buffer(4 * n, 0), Scalar(n)]
+    types = ["float", "float", "float", "int"]
+    each = time_kernel(VADD, "vadd", "pocl", args, types, [n], [64], warmup=1, repeats=5)
+    burst = time_kernel(VADD, "vadd", "pocl", args, types, [n], [64], warmup=1, repeats=5,
+                        burst=True)
+    assert len(burst.times_ns) == 5 and min(burst.times_ns) > 0
+    assert burst.times_ns[-1] < 3 * burst.times_ns[0]  # not the accumulated queue time
+    assert each.median_ns / 4 < burst.median_ns < 4 * each.median_ns
+    assert burst.deterministic and burst.output_digest == each.output_digest
+
+
 def test_saxpy_output_is_deterministic_across_runs() -> None:
     _pocl()
     from ridgeline.opencl import time_kernel

@@ -38,6 +38,9 @@ def _register_datagen(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", type=int, default=1, help="local worker processes (1)")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per kernel (300)")
     p.add_argument("--limit", type=int, default=None, help="only N kernels (seeded subset)")
+    p.add_argument("--timing", choices=("burst", "each"), default="burst",
+                   help="queue the timed launches back to back, so a CPU runtime's worker "
+                   "threads stay awake (burst), or wait for each before the next (each)")
     p.add_argument("--ray", metavar="ADDRESS", default=None,
                    help="spread kernels over a Ray cluster (e.g. 127.0.0.1:6379, 'auto')")
     p.set_defaults(func=_datagen)
@@ -47,7 +50,7 @@ def _datagen(a: argparse.Namespace) -> int:
     from ridgeline.datagen import DatagenConfig, generate
 
     cfg = DatagenConfig(device=a.device, samples=a.samples, seed=a.seed, jobs=a.jobs,
-                        timeout=a.timeout, ray_address=a.ray, limit=a.limit,
+                        timeout=a.timeout, ray_address=a.ray, limit=a.limit, timing=a.timing,
                         subset_seed=a.seed if a.limit else None)
     summary = generate(a.kernels_dir, a.out, cfg, progress=sys.stderr.isatty())
     print_json(summary)

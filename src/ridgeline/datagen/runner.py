@@ -31,6 +31,9 @@ class DatagenConfig:
     probe_timeout: float = 60.0
     warmup: int = 2
     repeats: int = 5
+    # timed launches queued back to back ("burst") or each waited for ("each"); see
+    # ridgeline.opencl.time_kernel
+    timing: str = "burst"
     max_global: int = 1 << 20
     max_bytes: int = 1 << 27
     ray_address: str | None = None
@@ -100,7 +103,7 @@ def run_isolated(job: dict[str, Any], timeout: float, prebuild: bool = True
     for s in samples:
         s.pop("type", None)
         s.update(kernel_hash=record["kernel_hash"], file=record["file"], device=job["device"],
-                 seed=job["seed"])
+                 seed=job["seed"], timing="burst" if job.get("burst") else "each")
     return record, samples
 
 
@@ -108,7 +111,8 @@ def _job(path: Path, cfg: DatagenConfig) -> dict[str, Any]:
     return {"source": path.read_text(errors="replace"), "file": path.name,
             "device": cfg.device, "samples": cfg.samples, "seed": cfg.seed,
             "probe_timeout": cfg.probe_timeout, "warmup": cfg.warmup,
-            "repeats": cfg.repeats, "max_global": cfg.max_global, "max_bytes": cfg.max_bytes}
+            "repeats": cfg.repeats, "burst": cfg.timing == "burst",
+            "max_global": cfg.max_global, "max_bytes": cfg.max_bytes}
 
 
 def _local(jobs: list[dict[str, Any]], cfg: DatagenConfig
@@ -152,6 +156,8 @@ def generate(kernels_dir: str | Path, out: str | Path, cfg: DatagenConfig,
 
     if cfg.samples < 1:
         raise UsageError(f"--samples must be >= 1, got {cfg.samples}")
+    if cfg.timing not in ("burst", "each"):
+        raise UsageError(f"timing must be 'burst' or 'each', got {cfg.timing!r}")
     files = collect_kernels(kernels_dir)
     if cfg.limit is not None:
         if cfg.subset_seed is not None:

@@ -139,9 +139,13 @@ def time_kernel(
     repeats: int = 7,
     build_options: str = "",
     context: tuple[Any, Any, Any] | None = None,
+    burst: bool = False,
 ) -> TimingResult:
     """Time *kernel* on the OpenCL device named *device*; *ctypes* are the element types
-    of the arguments (buffer pointee or scalar type), in order."""
+    of the arguments (buffer pointee or scalar type), in order. With *burst* the warm-up and
+    timed launches are queued back to back and waited for once, so the device never idles
+    between them (a CPU runtime's worker threads stay awake); otherwise each launch is
+    waited for before the next is queued."""
     if repeats < 1 or warmup < 0:
         raise LaunchError(f"repeats must be >= 1 and warmup >= 0, got {repeats}, {warmup}")
     pcl = cl()
@@ -160,13 +164,20 @@ def time_kernel(
         d1, transfer_ns, nbytes, keep1 = _run_once(pcl, ctx, queue, kern, args, hosts, gs, ls)
         d2, _, _, keep2 = _run_once(pcl, ctx, queue, kern, args, hosts, gs, ls)
         del keep1  # the kernel's arguments now point at keep2
-        for _ in range(warmup):
-            pcl.enqueue_nd_range_kernel(queue, kern, gs, ls).wait()
-        times = []
-        for _ in range(repeats):
-            ev = pcl.enqueue_nd_range_kernel(queue, kern, gs, ls)
-            ev.wait()
-            times.append(float(ev.profile.end - ev.profile.start))
+        if burst:
+            for _ in range(warmup):
+                pcl.enqueue_nd_range_kernel(queue, kern, gs, ls)
+            events = [pcl.enqueue_nd_range_kernel(queue, kern, gs, ls) for _ in range(repeats)]
+            events[-1].wait()
+            queue.finish()
+        else:
+            for _ in range(warmup):
+                pcl.enqueue_nd_range_kernel(queue, kern, gs, ls).wait()
+            events = []
+            for _ in range(repeats):
+                events.append(pcl.enqueue_nd_range_kernel(queue, kern, gs, ls))
+                events[-1].wait()
+        times = [float(ev.profile.end - ev.profile.start) for ev in events]
     except pcl.Error as e:
         raise ExecutionError(f"launch of {kernel!r} failed (global {gs}, local {ls}): {e}") \
             from None
