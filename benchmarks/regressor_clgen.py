@@ -5,10 +5,15 @@ launch-only GBM ablation (sizes and transfer bytes only) and the LLM regressor
 
 Rows: CLgen's GTX 970 / HD 7970 ``runtime_gpu`` (``--gpus nvidia,amd``; times include
 transfers) or a local datagen run (``--pocl DIR``: kernel time on that device).
+``affine-floor`` is no prediction: each kernel's own least-relative-error fit of its times,
+a + b * global size + c * work-groups, scored on the same samples it was fitted to (how far
+the device's times are from smooth in the launch size: a floor under any model that scales
+a kernel's cost with its size).
 
     RIDGELINE_DATA=../shared/data python benchmarks/regressor_clgen.py --models gbm,launch
     python benchmarks/regressor_clgen.py --pocl runs/dg --models gbm,llm --folds 5 \\
         [--pocl-time min]
+    python benchmarks/regressor_clgen.py --pocl runs/dg --models affine-floor
 """
 
 from __future__ import annotations
@@ -60,6 +65,52 @@ def _make(kind: str, seed: int) -> Any:
     return make_regressor(kind, seed=seed)
 
 
+def affine_floor(rows: Any) -> dict[str, Any]:
+    """In-sample per-kernel affine fit (see the module text); kernels with fewer than four
+    samples are left out."""
+    import numpy as np
+    from scipy.optimize import nnls
+
+    from ridgeline.evaluation.metrics import regression
+
+    y_all, p_all = [], []
+    for _, g in rows.groupby("kernel_file"):
+        if len(g) < 4:
+            continue
+        gs = g["global_size"].to_numpy(dtype=float)
+        x = np.c_[np.ones(len(g)), gs, np.ceil(gs / g["local_size"].to_numpy(dtype=float))]
+        t = g["time_us"].to_numpy(dtype=float)
+        coef, _ = nnls(x / t[:, None], np.ones(len(g)))
+        y_all += t.tolist()
+        p_all += (x @ coef).clip(min=1e-3).tolist()
+    m = dict(regression(y_all, p_all))
+    m["kernels"] = int(rows.groupby("kernel_file").size().ge(4).sum())
+    return m
+
+
+BANDS_US = ((0.0, 1.0), (1.0, 10.0), (10.0, 100.0), (100.0, float("inf")))
+
+
+def by_band(rows: Any, model: Any, seed: int) -> dict[str, dict[str, float]]:
+    """The held-out 10% of :func:`evaluate_split` (same split), scored by measured time band:
+    where the error sits (launch-overhead-sized kernels or long ones)."""
+    import numpy as np
+
+    from ridgeline.datagen.regression import grouped_split
+
+    _, te = grouped_split(rows["kernel_file"].tolist(), 0.1, seed)
+    test = rows[te].reset_index(drop=True)
+    t = test["time_us"].to_numpy(dtype=float)
+    ape = np.abs(np.asarray(model.predict_rows(test, progress=False), dtype=float) - t) / t
+    out = {}
+    for lo, hi in BANDS_US:
+        m = (t >= lo) & (t < hi)
+        if m.any():
+            out[f"{lo:g}-{hi:g} us"] = {"n": int(m.sum()), "mape": float(ape[m].mean()),
+                                        "median_ape": float(np.median(ape[m]))}
+    return out
+
+
 def _first(rows: Any, n: int | None) -> Any:
     if not n:
         return rows
@@ -94,9 +145,14 @@ def main() -> None:
         for kind in a.models.split(","):
             key = f"{name} / {kind}" + (f" (first {a.limit_kernels} kernels)"
                                         if a.limit_kernels else "")
+            if kind == "affine-floor":
+                out[key] = affine_floor(rows)
+                print(json.dumps({key: out[key]}), flush=True)
+                continue
             t = time.perf_counter()
-            m, _ = evaluate_split(rows, _make(kind, a.seed), a.seed, progress=False)
+            m, model = evaluate_split(rows, _make(kind, a.seed), a.seed, progress=False)
             m["fit_predict_s"] = time.perf_counter() - t
+            m["by_time_band"] = by_band(rows, model, a.seed)
             out[key] = m
             print(json.dumps({key: m}), flush=True)
             if a.folds:
