@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -280,3 +281,36 @@ def test_worker_reports_a_device_build_failure_once(tmp_path: Path) -> None:
         return
     assert rec["status"] == "sized" and len(samples) == 1
     assert samples[0]["status"] == "error" and "CompileError" in samples[0]["reason"]
+
+
+def _lock_holder(device: str, seconds: float) -> subprocess.Popen[str]:
+    code = ("import sys, time\n"
+            "from ridgeline.datagen.worker import timing_lock\n"
+            f"with timing_lock({device!r}):\n"
+            "    print('held', flush=True)\n"
+            f"    time.sleep({seconds})\n")
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert p.stdout is not None and p.stdout.readline().strip() == "held"
+    return p
+
+
+def test_timing_on_one_device_is_exclusive_across_processes() -> None:
+    """A second process waits for the device while another times on it; a killed holder
+    frees it at once."""
+    from ridgeline.datagen.worker import timing_lock
+
+    device = f"pocl test {os.getpid()}"
+    holder = _lock_holder(device, 1.5)
+    t0 = time.perf_counter()
+    with timing_lock(device):
+        waited = time.perf_counter() - t0
+    holder.wait(timeout=30)
+    assert waited > 0.8
+    with timing_lock("another device"):  # other devices are not held up
+        pass
+    holder = _lock_holder(device, 600)
+    holder.kill()
+    holder.wait(timeout=30)
+    t0 = time.perf_counter()
+    with timing_lock(device):
+        assert time.perf_counter() - t0 < 5

@@ -8,16 +8,21 @@ records sent through a pipe as they are made) and ``python -m ridgeline.datagen.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
+import re
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from ridgeline.errors import CompileError, RidgelineError
 
-__all__ = ["run_job", "serve", "main", "PRELOAD"]
+__all__ = ["run_job", "serve", "main", "PRELOAD", "timing_lock"]
 
 Emit = Callable[[dict[str, Any]], None]
 
@@ -40,6 +45,22 @@ def _arg_summary(args: list[Any]) -> list[dict[str, Any]]:
         d.update({k: v for k, v in vars(a).items() if k in ("nbytes", "value", "ctype")})
         out.append(d)
     return out
+
+
+@contextlib.contextmanager
+def timing_lock(device: str) -> Iterator[None]:
+    """Hold the machine-wide lock of OpenCL device *device* while timing on it: worker
+    processes may size and build side by side (``--jobs``, several Ray workers on one node),
+    but two launches timed at once on one device would share its cores and skew both. An
+    advisory lock on a file in the temporary folder; a killed holder releases it."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", device) or "device"
+    path = Path(tempfile.gettempdir()) / f"ridgeline-opencl-{name}.lock"
+    with open(path, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def run_job(job: dict[str, Any], emit: Emit = _stdout_emit) -> None:
@@ -81,10 +102,11 @@ def _time_samples(job: dict[str, Any], spec: Any, sizing: Any, emit: Emit) -> No
                                "args": json.dumps(_arg_summary(args))}
         t1 = time.perf_counter()
         try:
-            r = time_kernel(spec.source, spec.name, job["device"], args, ctypes,
-                            [cfg.global_size], [cfg.local_size], warmup=job.get("warmup", 2),
-                            repeats=job.get("repeats", 5), context=ctx,
-                            burst=job.get("burst", False))
+            with timing_lock(job["device"]):
+                r = time_kernel(spec.source, spec.name, job["device"], args, ctypes,
+                                [cfg.global_size], [cfg.local_size],
+                                warmup=job.get("warmup", 2), repeats=job.get("repeats", 5),
+                                context=ctx, burst=job.get("burst", False))
             rec.update(status="ok", reason="", time_ns=r.median_ns, spread_ns=r.spread_ns,
                        times_ns=r.times_ns, transfer_ns=r.transfer_ns,
                        transfer_bytes=r.transfer_bytes, deterministic=r.deterministic,
