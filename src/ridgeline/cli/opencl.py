@@ -37,7 +37,8 @@ def _register_datagen(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--jobs", type=int, default=1,
                    help="local worker processes (1); they size kernels side by side and take "
-                   "turns timing on the device")
+                   "turns timing on the device (on a CPU device, more than one makes times "
+                   "noisier)")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per kernel (300)")
     p.add_argument("--limit", type=int, default=None, help="only N kernels (seeded subset)")
     p.add_argument("--timing", choices=("burst", "each"), default="burst",
