@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ridgeline.datagen import DatagenConfig, generate, read_kernels, read_samples
+from ridgeline.datagen.runner import TIMINGS
 
 
 def extract_clgen(dest: Path) -> Path:
@@ -109,7 +110,7 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("--timing", choices=("burst", "each"), default="burst")
+    ap.add_argument("--timing", choices=TIMINGS, default="burst")
     ap.add_argument("--report-only", action="store_true", help="figures of --out, no run")
     ap.add_argument("--json", default=None, help="also write the figures here")
     a = ap.parse_args()

@@ -41,7 +41,7 @@ def _register_datagen(sub: argparse._SubParsersAction) -> None:
                    "noisier)")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per kernel (300)")
     p.add_argument("--limit", type=int, default=None, help="only N kernels (seeded subset)")
-    p.add_argument("--timing", choices=("burst", "each"), default="burst",
+    p.add_argument("--timing", choices=("burst", "each"), default="burst",  # runner.TIMINGS
                    help="queue the timed launches back to back, so a CPU runtime's worker "
                    "threads stay awake (burst), or wait for each before the next (each)")
     p.add_argument("--ray", metavar="ADDRESS", default=None,

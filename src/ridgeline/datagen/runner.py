@@ -16,9 +16,15 @@ from ridgeline.datagen.args import kernel_hash
 from ridgeline.datagen.store import ShardWriter, done_kernels, read_samples
 from ridgeline.errors import MissingDataError, MissingDependencyError, UsageError
 
-__all__ = ["DatagenConfig", "generate", "run_isolated", "collect_kernels", "close_prebuilders"]
+__all__ = ["DatagenConfig", "TIMINGS", "generate", "run_isolated", "collect_kernels",
+           "close_prebuilders"]
 
 log = logging.getLogger(__name__)
+
+
+# a sample's timed launches queued back to back ("burst") or each waited for before the
+# next ("each"); see ridgeline.opencl.time_kernel
+TIMINGS = ("burst", "each")
 
 
 @dataclass
@@ -31,9 +37,7 @@ class DatagenConfig:
     probe_timeout: float = 60.0
     warmup: int = 2
     repeats: int = 5
-    # timed launches queued back to back ("burst") or each waited for ("each"); see
-    # ridgeline.opencl.time_kernel
-    timing: str = "burst"
+    timing: str = "burst"  # one of TIMINGS
     max_global: int = 1 << 20
     max_bytes: int = 1 << 27
     ray_address: str | None = None
@@ -103,7 +107,7 @@ def run_isolated(job: dict[str, Any], timeout: float, prebuild: bool = True
     for s in samples:
         s.pop("type", None)
         s.update(kernel_hash=record["kernel_hash"], file=record["file"], device=job["device"],
-                 seed=job["seed"], timing="burst" if job.get("burst") else "each")
+                 seed=job["seed"], timing=job.get("timing", "each"))
     return record, samples
 
 
@@ -111,7 +115,7 @@ def _job(path: Path, cfg: DatagenConfig) -> dict[str, Any]:
     return {"source": path.read_text(errors="replace"), "file": path.name,
             "device": cfg.device, "samples": cfg.samples, "seed": cfg.seed,
             "probe_timeout": cfg.probe_timeout, "warmup": cfg.warmup,
-            "repeats": cfg.repeats, "burst": cfg.timing == "burst",
+            "repeats": cfg.repeats, "timing": cfg.timing,
             "max_global": cfg.max_global, "max_bytes": cfg.max_bytes}
 
 
@@ -156,8 +160,8 @@ def generate(kernels_dir: str | Path, out: str | Path, cfg: DatagenConfig,
 
     if cfg.samples < 1:
         raise UsageError(f"--samples must be >= 1, got {cfg.samples}")
-    if cfg.timing not in ("burst", "each"):
-        raise UsageError(f"timing must be 'burst' or 'each', got {cfg.timing!r}")
+    if cfg.timing not in TIMINGS:
+        raise UsageError(f"timing must be one of {', '.join(TIMINGS)}, got {cfg.timing!r}")
     if cfg.jobs > 1 and not cfg.ray_address:
         # measured on 200 CLgen kernels on PoCL, 2 cores: each kernel's own affine fit of its
         # times missed by 7.0% with one job, 16% with two (19.6% without the timing lock)

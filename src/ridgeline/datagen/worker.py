@@ -106,7 +106,7 @@ def _time_samples(job: dict[str, Any], spec: Any, sizing: Any, emit: Emit) -> No
                 r = time_kernel(spec.source, spec.name, job["device"], args, ctypes,
                                 [cfg.global_size], [cfg.local_size],
                                 warmup=job.get("warmup", 2), repeats=job.get("repeats", 5),
-                                context=ctx, burst=job.get("burst", False))
+                                context=ctx, burst=job.get("timing", "each") == "burst")
             rec.update(status="ok", reason="", time_ns=r.median_ns, spread_ns=r.spread_ns,
                        times_ns=r.times_ns, transfer_ns=r.transfer_ns,
                        transfer_bytes=r.transfer_bytes, deterministic=r.deterministic,

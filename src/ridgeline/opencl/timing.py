@@ -164,19 +164,14 @@ def time_kernel(
         d1, transfer_ns, nbytes, keep1 = _run_once(pcl, ctx, queue, kern, args, hosts, gs, ls)
         d2, _, _, keep2 = _run_once(pcl, ctx, queue, kern, args, hosts, gs, ls)
         del keep1  # the kernel's arguments now point at keep2
-        if burst:
-            for _ in range(warmup):
-                pcl.enqueue_nd_range_kernel(queue, kern, gs, ls)
-            events = [pcl.enqueue_nd_range_kernel(queue, kern, gs, ls) for _ in range(repeats)]
-            events[-1].wait()
-            queue.finish()
-        else:
-            for _ in range(warmup):
-                pcl.enqueue_nd_range_kernel(queue, kern, gs, ls).wait()
-            events = []
-            for _ in range(repeats):
-                events.append(pcl.enqueue_nd_range_kernel(queue, kern, gs, ls))
-                events[-1].wait()
+        events = []
+        for i in range(warmup + repeats):
+            ev = pcl.enqueue_nd_range_kernel(queue, kern, gs, ls)
+            if not burst:
+                ev.wait()
+            if i >= warmup:
+                events.append(ev)
+        queue.finish()
         times = [float(ev.profile.end - ev.profile.start) for ev in events]
     except pcl.Error as e:
         raise ExecutionError(f"launch of {kernel!r} failed (global {gs}, local {ls}): {e}") \
