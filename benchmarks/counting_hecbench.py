@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ridgeline.counting import ProgramRunError, count_run, math_options
+from ridgeline.counting import ProgramRunError, compiler_options, count_run
 from ridgeline.counting.omp import omp_device_int_ops
 from ridgeline.counting.program import compile_commands_defines
 from ridgeline.datasets import load
@@ -110,9 +110,14 @@ def run(args: argparse.Namespace) -> None:
                                  timeout=args.timeout, memory_gb=args.memory_gb,
                                  kernel=None, expect=_expected(args.model, rows),
                                  defines=defines,
-                                 **math_options(args.gpu_compiler, args.keep_constant_math))
+                                 **{**compiler_options(args.gpu_compiler,
+                                                       args.keep_constant_math),
+                                    **({"unroll_threshold": args.unroll_threshold}
+                                       if args.unroll_threshold is not None else {})})
             if args.gpu_compiler != "nvcc":
                 rec["build"] = args.gpu_compiler
+            if args.unroll_threshold is not None:
+                rec["unroll_threshold"] = args.unroll_threshold
             rec["launches"] = [r.to_dict() for r in launches]
             if getattr(launches, "stopped", None):
                 rec["stopped"] = launches.stopped
@@ -637,6 +642,9 @@ def main() -> None:
                    help="run: count as this compiler builds for the GPU (count-run "
                         "--gpu-compiler); records of a clang build say so (\"build\") and "
                         "stand for the paper-A rows, which the profiled clang builds measured")
+    p.add_argument("--unroll-threshold", type=int, metavar="N",
+                   help="run: the CUDA build's loop-unrolling threshold (count-run "
+                        "--unroll-threshold; records say so)")
     p.add_argument("--summary", help="write the summary JSON here")
     p.add_argument("--rows", help="write per-row comparison CSV here")
     p.add_argument("--misses", help="write the profiled (source, kernel) pairs not counted, "

@@ -66,6 +66,24 @@ def test_count_run_rejects_a_sample_range_that_is_empty(programs: Path,
     assert "--sample-min (64)" in err and "--sample-max (16)" in err
 
 
+def test_count_run_rejects_a_negative_unroll_threshold(programs: Path,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    rc = main(["count-run", str(programs / "taps-cuda"), "--unroll-threshold", "-5"])
+    assert rc != 0
+    assert "--unroll-threshold must be >= 0, got -5" in capsys.readouterr().err
+
+
+def test_count_run_unroll_threshold_reaches_the_build(
+        toolchain: None, programs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ints = []
+    for extra in ([], ["--unroll-threshold", "2000"]):
+        assert main(["count-run", str(programs / "taps-cuda"), "--args", "256", "--json",
+                     *extra]) == 0
+        ints.append(json.loads(capsys.readouterr().out)[0]["int_ops"])
+    assert ints[1] < ints[0]
+
+
 def test_count_run_builds_with_the_profiled_builds_definitions(
         toolchain: None, programs: Path, tmp_path: Path,
         capsys: pytest.CaptureFixture[str]) -> None:

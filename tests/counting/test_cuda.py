@@ -311,7 +311,7 @@ def test_math_on_constants_folded_or_counted_per_call(toolchain: None, programs:
     # the cosine folded at build time; kept (as libdevice builds run it): the cosine's counted
     # FLOPs in every thread too; as clang builds it: the cosine kept, the square root
     # approximate (no counted FLOP)
-    from ridgeline.counting import math_options
+    from ridgeline.counting import compiler_options
     from ridgeline.counting.mathops import APPROX_SQRTF_FLOPS, MATH_FLOPS
 
     n = 1024
@@ -320,24 +320,43 @@ def test_math_on_constants_folded_or_counted_per_call(toolchain: None, programs:
     assert r.flops_sp == n * (2 + sqrt)
     (r,) = count_run(programs / "constmath-cuda", str(n), fold_math=False)
     assert r.flops_sp == n * (2 + sqrt + cos)
-    (r,) = count_run(programs / "constmath-cuda", str(n), **math_options("clang"))
+    (r,) = count_run(programs / "constmath-cuda", str(n), **compiler_options("clang"))
     assert r.flops_sp == n * (2 + APPROX_SQRTF_FLOPS + cos) == n * (2 + cos)
     with pytest.raises(UsageError, match="unknown GPU compiler 'icc'"):
-        math_options("icc")
+        compiler_options("icc")
 
 
 def test_nvcc_fast_math_flag_is_not_a_clang_build(toolchain: None, programs: Path) -> None:
     # the Makefile builds with nvcc -use_fast_math: powf is the approximate __powf there; a
     # clang build of the same source (HeCBench's CMake build behind the paper-A rows) has no
     # such flag and runs the full powf (minkowski: 61 FLOPs per call measured, not 3)
-    from ridgeline.counting import math_options
+    from ridgeline.counting import compiler_options
     from ridgeline.counting.mathops import FAST_MATH_FLOPS, MATH_FLOPS
 
     n = 4096
     (fast,) = count_run(programs / "fastpow-cuda", str(n))
     assert fast.flops_sp == n * FAST_MATH_FLOPS["powf"]
-    (full,) = count_run(programs / "fastpow-cuda", str(n), **math_options("clang"))
+    (full,) = count_run(programs / "fastpow-cuda", str(n), **compiler_options("clang"))
     assert full.flops_sp == n * MATH_FLOPS["powf"][1]
+
+
+def test_unroll_threshold_unrolls_constant_trip_loops(toolchain: None, programs: Path) -> None:
+    # 16 taps in a loop of constant trip count: the nvcc-like threshold unrolls it (no
+    # increment or compare per tap left, and the first tap's duplicate load of x[j] merges),
+    # LLVM's default (every compiler profile) leaves it rolled; FLOPs agree
+    from ridgeline.counting import compiler_options
+    from ridgeline.counting.api import NVCC_UNROLL_THRESHOLD
+
+    n, taps = 1024, 16
+    (unrolled,) = count_run(programs / "taps-cuda", str(n),
+                            unroll_threshold=NVCC_UNROLL_THRESHOLD)
+    (rolled,) = count_run(programs / "taps-cuda", str(n))
+    (clang,) = count_run(programs / "taps-cuda", str(n), **compiler_options("clang"))
+    assert compiler_options("nvcc")["unroll_threshold"] is None
+    assert unrolled.flops_sp == rolled.flops_sp == clang.flops_sp == n * taps * 4
+    assert clang.int_ops == rolled.int_ops
+    assert rolled.int_ops - unrolled.int_ops >= 2 * taps * n
+    assert unrolled.global_load_bytes == rolled.global_load_bytes - 4 * n
 
 
 def test_static_library_from_a_subfolder_makefile(toolchain: None, programs: Path) -> None:

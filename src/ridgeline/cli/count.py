@@ -70,12 +70,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="how the GPU build to predict lowers math: nvcc (default; the "
                    "Makefile's build) or clang through libdevice (math calls on constants "
                    "kept as with --keep-constant-math, sqrtf approximate)")
+    p.add_argument("--unroll-threshold", type=int, metavar="N",
+                   help="CUDA: the optimizer's loop-unrolling threshold (default: LLVM's; "
+                   "2000 unrolls constant-trip loops as far as nvcc does: fewer integer ops, "
+                   "but arithmetic folded across iterations can lose FLOPs the GPU executes)")
     p.add_argument("--json", action="store_true", help="print a JSON list")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ridgeline.counting import count_run, math_options
+    from ridgeline.counting import compiler_options, count_run
 
     gpus = args.gpu or ["rtx3080"]
     defines = list(args.define) if args.define else None
@@ -93,6 +97,11 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--compile-commands: {args.compile_commands} has no entry for a "
                              f"file in a folder named {name!r}")
         defines = found + (defines or [])
+    copts = compiler_options(args.gpu_compiler, args.keep_constant_math)
+    if args.unroll_threshold is not None:
+        if args.unroll_threshold < 0:
+            raise UsageError(f"--unroll-threshold must be >= 0, got {args.unroll_threshold}")
+        copts["unroll_threshold"] = args.unroll_threshold
     recs = count_run(args.program_dir, args.args, kernel=args.kernel, launches=args.launches,
                      gpu=gpus if len(gpus) > 1 else gpus[0], timeout=args.timeout,
                      memory_gb=args.memory_gb, backend=args.backend,
@@ -100,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
                      sample_blocks=args.sample_min, sample_max=args.sample_max,
                      sample_budget=args.sample_budget, idle_stop=args.idle_stop,
                      defines=defines, warm_blocks=args.warm_blocks,
-                     **math_options(args.gpu_compiler, args.keep_constant_math))
+                     **copts)
     stopped = getattr(recs, "stopped", None)
     if stopped:
         print(f"warning: the program failed after {len(recs)} counted launch(es) ({stopped}); "

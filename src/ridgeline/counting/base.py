@@ -145,6 +145,9 @@ class RunOptions:
     approx_sqrt: bool = False
     #: CUDA: apply the Makefile's ``-use_fast_math`` (nvcc's flag; False for a clang build)
     nvcc_fast_math: bool = True
+    #: CUDA: the optimizer's loop-unrolling threshold (None: LLVM's default; see
+    #: ``api.NVCC_UNROLL_THRESHOLD``)
+    unroll_threshold: int | None = None
 
 
 class Backend(ABC):

@@ -120,6 +120,7 @@ class CudaBackend(Backend):
                 fold_math=opts.fold_math,
                 approx_sqrt=opts.approx_sqrt, contract=not makefile_no_fmad(program_dir),
                 library=[c for s, c in zip(srcs, copies, strict=True) if s in library],
+                unroll_threshold=opts.unroll_threshold,
             )
             return build_and_count(self.name, program_dir, spec, args, opts, retry_valid=True)
         finally:

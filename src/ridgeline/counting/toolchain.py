@@ -86,6 +86,9 @@ class BuildSpec:
     #: into an archive, so only those the program needs are linked, as with the library's
     #: own ``ar`` build (unused objects may reference what nothing defines)
     library: list[Path] = field(default_factory=list)
+    #: the optimizer's loop-unrolling threshold (``opt -unroll-threshold``; None: LLVM's
+    #: default): see ``api.NVCC_UNROLL_THRESHOLD``
+    unroll_threshold: int | None = None
 
 
 def _run(cmd: list[str], what: str, cwd: Path | None = None, timeout: float = 300) -> None:
@@ -162,6 +165,8 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
         # two <2 x float> subtractions with one lane used each (8 FLOPs counted, 5 measured)
         _run([tc.opt, "-passes=default<O2>,scalarizer,early-cse,dce,loop-reduce",
               "-vectorize-loops=false", "-vectorize-slp=false",
+              *([f"-unroll-threshold={spec.unroll_threshold}"]
+                if spec.unroll_threshold is not None else []),
               "-S", str(ll0), "-o", str(ll1)],
              f"opt on {src.name}", timeout=timeout)
         ll0.unlink(missing_ok=True)
