@@ -357,6 +357,8 @@ def test_unroll_threshold_unrolls_constant_trip_loops(toolchain: None, programs:
     assert clang.int_ops == rolled.int_ops
     assert rolled.int_ops - unrolled.int_ops >= 2 * taps * n
     assert unrolled.global_load_bytes == rolled.global_load_bytes - 4 * n
+    with pytest.raises(UsageError, match="--unroll-threshold must be >= 0, got -1"):
+        count_run(programs / "taps-cuda", str(n), unroll_threshold=-1)
 
 
 def test_static_library_from_a_subfolder_makefile(toolchain: None, programs: Path) -> None:

@@ -99,8 +99,6 @@ def run(args: argparse.Namespace) -> int:
         defines = found + (defines or [])
     copts = compiler_options(args.gpu_compiler, args.keep_constant_math)
     if args.unroll_threshold is not None:
-        if args.unroll_threshold < 0:
-            raise UsageError(f"--unroll-threshold must be >= 0, got {args.unroll_threshold}")
         copts["unroll_threshold"] = args.unroll_threshold
     recs = count_run(args.program_dir, args.args, kernel=args.kernel, launches=args.launches,
                      gpu=gpus if len(gpus) > 1 else gpus[0], timeout=args.timeout,

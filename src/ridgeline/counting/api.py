@@ -149,6 +149,8 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
         raise UsageError(f"--launches must be >= 1, got {launches}")
     if warm_blocks < 0:
         raise UsageError(f"--warm-blocks must be >= 0, got {warm_blocks}")
+    if unroll_threshold is not None and unroll_threshold < 0:
+        raise UsageError(f"--unroll-threshold must be >= 0, got {unroll_threshold}")
     if sample_blocks < 1 or sample_max < sample_blocks:
         raise UsageError(f"sampled blocks: need 1 <= --sample-min ({sample_blocks}) <= "
                          f"--sample-max ({sample_max})")
