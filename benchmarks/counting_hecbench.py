@@ -105,15 +105,14 @@ def run(args: argparse.Namespace) -> None:
             defines = compile_commands_defines(cc, src) if cc is not None else None
             if defines is not None:
                 rec["defines"] = defines
-            copts = compiler_options(args.gpu_compiler, args.keep_constant_math)
-            if args.unroll_threshold is not None:
-                copts["unroll_threshold"] = args.unroll_threshold
             launches = count_run(SRC / src, exe_args, launches=2, gpu=list(GPUS.values()),
                                  idle_stop=args.idle_stop,
                                  timeout=args.timeout, memory_gb=args.memory_gb,
                                  kernel=None, expect=_expected(args.model, rows),
                                  defines=defines,
-                                 **copts)
+                                 **compiler_options(args.gpu_compiler,
+                                                    args.keep_constant_math,
+                                                    args.unroll_threshold))
             if args.gpu_compiler != "nvcc":
                 rec["build"] = args.gpu_compiler
             if args.unroll_threshold is not None:

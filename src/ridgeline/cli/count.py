@@ -97,9 +97,6 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--compile-commands: {args.compile_commands} has no entry for a "
                              f"file in a folder named {name!r}")
         defines = found + (defines or [])
-    copts = compiler_options(args.gpu_compiler, args.keep_constant_math)
-    if args.unroll_threshold is not None:
-        copts["unroll_threshold"] = args.unroll_threshold
     recs = count_run(args.program_dir, args.args, kernel=args.kernel, launches=args.launches,
                      gpu=gpus if len(gpus) > 1 else gpus[0], timeout=args.timeout,
                      memory_gb=args.memory_gb, backend=args.backend,
@@ -107,7 +104,8 @@ def run(args: argparse.Namespace) -> int:
                      sample_blocks=args.sample_min, sample_max=args.sample_max,
                      sample_budget=args.sample_budget, idle_stop=args.idle_stop,
                      defines=defines, warm_blocks=args.warm_blocks,
-                     **copts)
+                     **compiler_options(args.gpu_compiler, args.keep_constant_math,
+                                        args.unroll_threshold))
     stopped = getattr(recs, "stopped", None)
     if stopped:
         print(f"warning: the program failed after {len(recs)} counted launch(es) ({stopped}); "

@@ -56,10 +56,11 @@ GPU_COMPILERS: dict[str, CompilerOptions] = {
 }
 
 
-def compiler_options(gpu_compiler: str = "nvcc", keep_constant_math: bool = False
-                     ) -> CompilerOptions:
+def compiler_options(gpu_compiler: str = "nvcc", keep_constant_math: bool = False,
+                     unroll_threshold: int | None = None) -> CompilerOptions:
     """count_run's options for a GPU compiler (``nvcc`` or ``clang``); with
-    *keep_constant_math* calls on constants are kept whatever the compiler."""
+    *keep_constant_math* calls on constants are kept whatever the compiler, and a given
+    *unroll_threshold* replaces the compiler's."""
     try:
         opts = CompilerOptions(**GPU_COMPILERS[gpu_compiler])
     except KeyError:
@@ -67,6 +68,8 @@ def compiler_options(gpu_compiler: str = "nvcc", keep_constant_math: bool = Fals
                          f"{sorted(GPU_COMPILERS)}") from None
     if keep_constant_math:
         opts["fold_math"] = False
+    if unroll_threshold is not None:
+        opts["unroll_threshold"] = unroll_threshold
     return opts
 
 _SUFFIX = {"-cuda": "cuda", "-omp": "omp", "-ocl": "opencl", "-opencl": "opencl"}
