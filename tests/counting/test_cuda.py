@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from ridgeline.counting import LaunchCount, count_run
 from ridgeline.counting.records import DRAM_MODEL, LAUNCH_DRAM_FLOOR
 from ridgeline.errors import UsageError
-from tests.counting.conftest import check_sampled_stencil
+from tests.counting.conftest import PROGRAMS, check_sampled_stencil
 
 pytestmark = pytest.mark.slow
 N = 65536
@@ -474,3 +475,24 @@ def test_counters_every_block_updates_are_written_back_once(toolchain: None,
 def test_sampled_stencil_blocks_find_their_neighbours_rows_in_the_l2(toolchain: None,
                                                                      programs: Path) -> None:
     check_sampled_stencil(programs / "rows-cuda", FLOOR, code=True)
+
+
+def test_sources_in_a_src_folder_with_headers_in_include(toolchain: None,
+                                                         programs: Path) -> None:
+    # nothing but the Makefile at the top: the translation units come from its
+    # $(wildcard src/*.cu) lists, the header from its include folder; the kernel lives in
+    # another unit than main, and the host-only .cc unit links in
+    n = 4096
+    (r,) = count_run(programs / "srcdir-cuda", str(n), gpu="rtx3080")
+    assert r.kernel == "scale" and r.backend == "cuda"
+    assert r.flops_sp == pytest.approx(2 * n)
+    assert r.global_load_bytes == pytest.approx(4 * n)
+    assert r.global_store_bytes == pytest.approx(4 * n)
+
+
+def test_backend_detected_from_sources_in_a_src_folder(tmp_path: Path) -> None:
+    from ridgeline.counting.api import backend_for
+
+    plain = tmp_path / "scaler"  # no -cuda suffix: the backend comes from the contents
+    shutil.copytree(PROGRAMS / "srcdir-cuda", plain)
+    assert backend_for(plain).name == "cuda"

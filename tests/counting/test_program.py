@@ -103,6 +103,36 @@ def test_sources_from_the_link_rule_and_a_sibling_port(tmp_path: Path) -> None:
     assert sources_of(omp, "omp") == [omp / "sim.cpp"]
 
 
+def test_sources_in_subfolders_as_the_makefile_gathers_them(tmp_path: Path) -> None:
+    # nothing in the folder itself: $(wildcard $(SRC_DIR)/*.cu) lists (ans-cuda's src/)
+    ans = tmp_path / "ans-cuda"
+    (ans / "src").mkdir(parents=True)
+    (ans / "include").mkdir()
+    for f in ("src/main.cu", "src/table.cc", "src/decode.cu", "include/util.cc"):
+        (ans / f).write_text("int x;\n")
+    (ans / "Makefile").write_text(
+        "SRC_DIR = src\nSRC_FILES := $(wildcard $(SRC_DIR)/*.cc)\n"
+        "CU_SRC_FILES := $(wildcard $(SRC_DIR)/*.cu)\n")
+    got = [p.relative_to(ans.resolve()).as_posix() for p in sources_of(ans, "cuda")]
+    assert got == ["src/table.cc", "src/decode.cu", "src/main.cu"]
+    # $(shell find DIR -name '*.ext') over two folders, recursively (minimap2-cuda)
+    mm = tmp_path / "mm-cuda"
+    for d in ("src", "device/deep"):
+        (mm / d).mkdir(parents=True)
+    for f in ("src/main.cpp", "device/k.cu", "device/deep/k2.cu", "device/note.txt"):
+        (mm / f).write_text("int x;\n")
+    (mm / "Makefile").write_text(
+        "SRC_PATH = src\nCUDA_PATH = device\nSRC_EXT = cpp\n"
+        "SOURCES = $(shell find $(SRC_PATH) -name '*.$(SRC_EXT)' | sort)\n"
+        "CUDA_SOURCES = $(shell find $(CUDA_PATH) -name '*.cu' | sort)\n"
+        "MISSING = $(shell find build -name '*.cu')\n")
+    got = [p.relative_to(mm.resolve()).as_posix() for p in sources_of(mm, "cuda")]
+    assert got == ["src/main.cpp", "device/deep/k2.cu", "device/k.cu"]
+    # a source in the folder itself: the subfolders are not searched
+    (mm / "top.cu").write_text("int y;\n")
+    assert sources_of(mm, "cuda") == [mm / "top.cu"]
+
+
 def test_compile_commands_definitions(tmp_path: Path) -> None:
     import json
 

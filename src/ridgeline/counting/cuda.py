@@ -88,8 +88,9 @@ class CudaBackend(Backend):
     name = "cuda"
 
     def detect(self, program_dir: Path) -> bool:
+        files = {*program_dir.glob("*.cu*"), *sources_of(program_dir, "cuda")}  # src/*.cu too
         return any(_KERNEL.search(p.read_text(errors="replace"))
-                   for p in program_dir.glob("*.cu*") if p.is_file())
+                   for p in files if p.suffix.startswith(".cu") and p.is_file())
 
     def count(self, program_dir: Path, args: list[str], opts: RunOptions) -> list[LaunchCount]:
         srcs = sources_of(program_dir, "cuda")

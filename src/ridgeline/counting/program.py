@@ -33,7 +33,28 @@ def sources_of(program_dir: Path, model: str) -> list[Path]:
             return files
     own = _from_objects(program_dir, mk, model) or sorted(
         p for p in program_dir.iterdir() if p.suffix in _SRC_EXT[model] and p.is_file())
-    return own + library_sources(program_dir, model)
+    return (own or _from_source_globs(program_dir, model)) + library_sources(program_dir, model)
+
+
+_WILDCARD = re.compile(r"\$\(wildcard\s+([^)]*)\)")
+_FIND = re.compile(r"\$\(shell\s+find\s+(\S+)\s+-name\s+['\"]?([^'\"\s)]+)")
+
+
+def _from_source_globs(program_dir: Path, model: str) -> list[Path]:
+    """Sources in subfolders, for a program without any in its own folder, as the Makefile
+    gathers them: ``$(wildcard $(SRC_DIR)/*.cu)`` (ans: ``src/``) or ``$(shell find
+    $(SRC_PATH) -name '*.cpp')`` (minimap2: ``src/`` and ``device/``), in Makefile order,
+    each list sorted like ``make`` sorts it."""
+    out: list[Path] = []
+    root = program_dir.resolve()
+    for line in makefile_active_lines(program_dir):
+        found = [sorted(root.glob(g)) for m in _WILDCARD.finditer(line) for g in m.group(1).split()]
+        found += [sorted((root / m.group(1)).rglob(m.group(2))) for m in _FIND.finditer(line)
+                  if (root / m.group(1)).is_dir()]
+        for p in (q for f in found for q in f):
+            if p.suffix in _SRC_EXT[model] and p.is_file() and p not in out:
+                out.append(p)
+    return out
 
 
 _RULE = re.compile(r"^([^\s:=#][^:=]*?)\s*:(?!=)(.*)$")
