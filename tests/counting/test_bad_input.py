@@ -71,3 +71,55 @@ def test_stopping_a_run_after_its_launches_is_not_a_failure_but_a_timeout_is(
     recs = count_run(programs / "idletail-cuda", "", timeout=5)
     assert [r.kernel for r in recs] == ["fill"]
     assert recs.stopped == "timeout: still running after 5 s"
+
+
+def _processes_running(fragment: str) -> list[int]:
+    """Pids of built programs (``.../build/prog``) whose path contains *fragment* (not the
+    compiler commands that name the same folder)."""
+    pids = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                exe = (d / "cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
+            except OSError:
+                continue
+            if fragment in exe and exe.endswith("/build/prog"):
+                pids.append(int(d.name))
+    return pids
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGKILL"])
+def test_program_dies_with_a_killed_count_run(toolchain: None, programs: Path, tmp_path: Path,
+                                              sig: str) -> None:
+    # the program runs in a session of its own (Ctrl-C does not reach it) and would spin
+    # forever: killing the count-run that started it must not leave it behind
+    import os
+    import shutil
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    name = f"orphan{os.getpid()}{sig.lower()}-cuda"
+    shutil.copytree(programs / "hang-cuda", tmp_path / name)
+    cli = subprocess.Popen([sys.executable, "-m", "ridgeline", "count-run", str(tmp_path / name),
+                            "--timeout", "300"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    try:
+        t0 = time.monotonic()
+        while not (running := _processes_running(f"rl-count-{name}-")):
+            assert cli.poll() is None, "count-run ended before its program started"
+            assert time.monotonic() - t0 < 120, "the program never started"
+            time.sleep(0.2)
+        cli.send_signal(getattr(signal, sig))
+        cli.wait(timeout=30)
+        t1 = time.monotonic()
+        while _processes_running(f"rl-count-{name}-") and time.monotonic() - t1 < 10:
+            time.sleep(0.2)
+        left = _processes_running(f"rl-count-{name}-")
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+        assert not left, f"program left running after {sig} to count-run: {running}"
+    finally:
+        if cli.poll() is None:
+            cli.kill()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import resource
 import signal
@@ -33,8 +34,16 @@ class RunResult:
     idle_stopped: bool = False
 
 
+#: prctl(PR_SET_PDEATHSIG): the signal a process gets when the one that started it ends
+_PR_SET_PDEATHSIG = 1
+
+
 def _limits(memory_bytes: int) -> None:
-    os.setsid()
+    os.setsid()  # its own process group, killed as one (the program may fork)
+    # killed with ridgeline: a run whose ridgeline is killed (a job scheduler's SIGTERM, an
+    # outer time limit) must not leave the program behind, spinning in a host loop forever
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
@@ -66,19 +75,22 @@ def run_limited(exe: Path, args: list[str], cwd: Path, env: dict[str, str], time
                for k, s in (("out", proc.stdout), ("err", proc.stderr)) if s is not None]
     for t in readers:
         t.start()
-    while proc.poll() is None:
-        now = time.monotonic()
-        size = out_file.stat().st_size if out_file and out_file.exists() else 0
-        if size != last_size:
-            last_size, last_change = size, now
-        idle = size > 0 and idle_stop is not None and now - last_change > idle_stop
-        if now - t0 > timeout or idle:
-            timed_out = not idle
+    try:
+        while proc.poll() is None:
+            now = time.monotonic()
+            size = out_file.stat().st_size if out_file and out_file.exists() else 0
+            if size != last_size:
+                last_size, last_change = size, now
+            idle = size > 0 and idle_stop is not None and now - last_change > idle_stop
+            if now - t0 > timeout or idle:
+                timed_out = not idle
+                break
+            time.sleep(0.2)
+    finally:  # stopped, or interrupted (Ctrl-C does not reach the program's own session)
+        if proc.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-            break
-        time.sleep(0.2)
     for t in readers:
         t.join(timeout=10)
     out, err = chunks.get("out", b""), chunks.get("err", b"")
