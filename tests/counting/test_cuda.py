@@ -496,3 +496,22 @@ def test_backend_detected_from_sources_in_a_src_folder(tmp_path: Path) -> None:
     plain = tmp_path / "scaler"  # no -cuda suffix: the backend comes from the contents
     shutil.copytree(PROGRAMS / "srcdir-cuda", plain)
     assert backend_for(plain).name == "cuda"
+
+
+def test_a_sampled_block_that_waits_for_an_earlier_one_reruns_the_launch_whole(
+        toolchain: None, programs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # 2048 blocks of 256 threads are sampled, and the sample runs the last block second:
+    # it spins on the flag of the block before it, which has not run. The runtime sees the
+    # stall (loads without a store, past RL_STALL_SECONDS) and the run is repeated with the
+    # kernel's launches run whole, in block order
+    monkeypatch.setenv("RL_STALL_SECONDS", "1")
+    blocks, n = 2048, 2048 * 256
+    (r,) = count_run(programs / "chain-cuda", str(blocks), gpu="rtx3080", timeout=120)
+    assert r.blocks_counted == r.blocks_total == blocks
+    assert r.flops_sp == 2 * n
+    flags = 4 * blocks
+    assert r.global_load_bytes == 4 * n + flags - 4  # x, and each block's predecessor flag
+    assert r.global_store_bytes == 4 * n + flags
+    # a grid small enough to run whole never samples, so never stalls
+    (small,) = count_run(programs / "chain-cuda", "64", gpu="rtx3080", timeout=60)
+    assert small.blocks_counted == 64 and small.flops_sp == 2 * 64 * 256

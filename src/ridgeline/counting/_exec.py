@@ -14,7 +14,7 @@ from typing import Any
 
 from ridgeline.counting.base import CountedLaunches, LaunchCount, ProgramRunError, RunOptions
 from ridgeline.counting.records import load_blocks, read_raw, to_launch_count
-from ridgeline.counting.runner import RunResult, classify_failure, run_limited
+from ridgeline.counting.runner import EXIT_STALL, RunResult, classify_failure, run_limited
 from ridgeline.counting.toolchain import BuildSpec, build_instrumented
 from ridgeline.errors import CompileError
 
@@ -82,6 +82,7 @@ def build_and_count(backend: str, program_dir: Path, spec: BuildSpec, args: list
         res = run_limited(exe, args, program_dir, env, opts.timeout, opts.memory_gb,
                           idle_stop=opts.idle_stop)
         raws = read_raw(out)
+        res, raws = _rerun_stalled(exe, args, program_dir, env, opts, res, raws, out)
         if retry_valid and _worth_retry(res, raws, opts):
             res, raws = _retry_valid(exe, args, program_dir, env, opts, res, raws, out)
         if not raws:
@@ -164,6 +165,38 @@ def _worth_retry(res: RunResult, raws: list[dict[str, Any]], opts: RunOptions) -
         return False
     missing = bool(wanted) and _met(raws, wanted) < len(wanted)
     return (missing or _unchecked(raws) > 0) and opts.timeout - res.seconds > 5
+
+
+_STALLED = re.compile(r"^rl: stalled kernel: (.+)$", re.M)
+#: kernels run whole after a stall, at most (each costs a rerun)
+MAX_STALL_RERUNS = 3
+
+
+def _rerun_stalled(exe: Path, args: list[str], program_dir: Path, env: dict[str, str],
+                   opts: RunOptions, res: RunResult, raws: list[dict[str, Any]], out: Path
+                   ) -> tuple[RunResult, list[dict[str, Any]]]:
+    """A sampled block that waits for a block the sample runs later or skips (a spin on a
+    flag: rl_count.c stall_check) ends the run with EXIT_STALL: run again, in the time left,
+    with that kernel's launches run whole and in block order (``RL_NO_SAMPLE``, kept in
+    *env* for any later rerun). Records of the run that stalled are kept beside *out*."""
+    stalled: list[str] = []
+    while res.returncode == EXIT_STALL and len(stalled) < MAX_STALL_RERUNS:
+        names = _STALLED.findall(res.stderr)
+        left = opts.timeout - res.seconds
+        if not names or names[-1] in stalled or left < 5:
+            break
+        stalled.append(names[-1])
+        env["RL_NO_SAMPLE"] = "\n".join(stalled)
+        log.info("%s: a sampled block of %s stalled; running its launches whole",
+                 program_dir.name, names[-1])
+        if out.exists():
+            out.replace(out.with_suffix(f".stalled{len(stalled)}.jsonl"))
+        spent = res.seconds
+        res = run_limited(exe, args, program_dir, env, left, opts.memory_gb,
+                          idle_stop=opts.idle_stop)
+        res.seconds += spent
+        raws = read_raw(out)
+    return res, raws
 
 
 def _retry_valid(exe: Path, args: list[str], program_dir: Path, env: dict[str, str],

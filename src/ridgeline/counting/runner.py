@@ -15,7 +15,10 @@ from typing import IO
 
 from ridgeline.counting.base import ProgramRunError
 
-__all__ = ["RunResult", "run_limited"]
+__all__ = ["EXIT_STALL", "RunResult", "run_limited"]
+
+#: the runtime's exit status when a sampled block stalled (rl_count.c RL_EXIT_STALL)
+EXIT_STALL = 86
 
 _MISSING_INPUT = ("no such file", "cannot open", "could not open", "failed to open",
                   "unable to open", "error opening", "file not found", "can't open",
@@ -106,6 +109,9 @@ def classify_failure(program: str, res: RunResult, timeout: float, memory_gb: fl
     low = (res.stderr + res.stdout).lower()
     if res.timed_out:
         return ProgramRunError(program, "timeout", f"no counted launch within {timeout:.0f} s")
+    if res.returncode == EXIT_STALL:
+        return ProgramRunError(program, "timeout", "a sampled block stalled and no time was "
+                               f"left to run its launch whole: {tail}")
     if "bad_alloc" in low or "cannot allocate" in low or "out of memory" in low or \
             "rl: allocation failed" in low or "rl: allocation of" in low:
         return ProgramRunError(program, "memory", f"exceeded {memory_gb:g} GiB: {tail}")

@@ -383,12 +383,46 @@ static int classify(uintptr_t a) { /* 0 global, 1 shared, 2 local, 3 register/pa
 }
 
 /* count one load or store (`write`) of n bytes at a; returns its class */
+/* ---- stall watchdog. A sampled launch runs its blocks out of order (the last one second,
+ * then a sample of the interior, each after up to RL_WARM_BLOCKS blocks before it); a block
+ * that waits for another block (a spin on a flag that an earlier block sets: sptrsv's
+ * sync-free triangular solve) then never ends. Seen as RL_STALL_LOADS global loads in a row
+ * without a global store or atomic, once the block has run for RL_STALL_SECONDS and 20 times
+ * as long as block 0. The program then exits with RL_EXIT_STALL, naming the kernel on stderr,
+ * and the driver (_exec.py) reruns it with that kernel's launches run whole and in block
+ * order (RL_NO_SAMPLE). */
+#define RL_EXIT_STALL 86
+static const char *cur_name; /* the kernel being counted (set in __rl_kbegin) */
+static int rl_sampling;          /* running a sampled launch's blocks (out of order) */
+static double rl_blk_t0, rl_blk0_secs, rl_stall_secs = 10.0;
+static uint64_t rl_loads_run, rl_stall_mask = (1ull << 24) - 1;
+double __rl_now(void);
+
+static void stall_check(void) {
+  double t = __rl_now() - rl_blk_t0;
+  if (t < rl_stall_secs || t < 20.0 * rl_blk0_secs) return;
+  fprintf(stderr, "rl: stalled: a sampled block of kernel %s ran %.1f s, its last %llu global "
+          "loads without a store (block 0: %.3f s); it waits for blocks the sample runs later "
+          "or skips\nrl: stalled kernel: %s\n", cur_name, t,
+          (unsigned long long)rl_loads_run, rl_blk0_secs, cur_name);
+  fflush(stderr);
+  if (rl_out) fflush(rl_out);
+  _exit(RL_EXIT_STALL);
+}
+
+static inline void stall_watch(int write) {
+  if (!rl_sampling) return;
+  if (write) rl_loads_run = 0;
+  else if ((++rl_loads_run & rl_stall_mask) == 0) stall_check();
+}
+
 static int mem_access(uintptr_t a, uint64_t n, int write) {
   int k = classify(a);
   switch (k) {
   case 0:
     if (write) { g_st.n++; g_st.bytes += n; } else { g_ld.n++; g_ld.bytes += n; }
     record(a, n, write, 0);
+    stall_watch(write);
     break;
   case 1: if (write) { s_st.n++; s_st.bytes += n; } else { s_ld.n++; s_ld.bytes += n; } break;
   case 2: if (write) { l_st.n++; l_st.bytes += n; } else { l_ld.n++; l_ld.bytes += n; } break;
@@ -408,7 +442,7 @@ __attribute__((weak)) void __rl_vol(void *p) { (void)p; }
 static int rl_warm;
 
 static void warm_access(uintptr_t a, uint64_t n, int write) {
-  if (classify(a) == 0) record(a, n, write, 1);
+  if (classify(a) == 0) { record(a, n, write, 1); stall_watch(write); }
 }
 
 void __rl_ld(void *p, uint64_t n) {
@@ -439,7 +473,10 @@ void __rl_atom(void *p, uint64_t n) {
   if (!__rl_on) return;
   uintptr_t a = (uintptr_t)p;
   int k = classify(a);
-  if (k == 0) { g_atom.n++; g_atom.bytes += n; record(a, n, 0, 0); record(a, n, 1, 0); }
+  if (k == 0) {
+    g_atom.n++; g_atom.bytes += n; record(a, n, 0, 0); record(a, n, 1, 0);
+    stall_watch(1);
+  }
   else if (k == 1) { s_atom.n++; s_atom.bytes += n; }
 }
 
@@ -587,7 +624,6 @@ static int name_matches(const char *name) {
   return strstr(name, rl_only) != NULL;
 }
 
-static const char *cur_name;
 static int cur_index;
 static uint64_t blocks_total, blocks_counted;
 static char grid_s[96], block_s[96];
@@ -639,6 +675,24 @@ static void mem_vec(uint64_t *v) {
   for (int i = 0; i < NMEM; i++) { v[2 * i] = ps[i]->n; v[2 * i + 1] = ps[i]->bytes; }
 }
 
+static double rl_win_t0, rl_last_win_secs; /* a window's start, the last one's duration */
+
+/* 0 when RL_NO_SAMPLE (kernel names, one per line) names the kernel being counted: its
+ * launches run whole, in block order (a sampled block of it stalled in an earlier run) */
+int __rl_sampling_allowed(void) {
+  const char *e = getenv("RL_NO_SAMPLE");
+  if (!e || !*e || !cur_name) return 1;
+  size_t n = strlen(cur_name);
+  for (const char *p = e; *p;) {
+    const char *q = strchr(p, '\n');
+    size_t len = q ? (size_t)(q - p) : strlen(p);
+    if (len == n && strncmp(p, cur_name, n) == 0) return 0;
+    if (!q) break;
+    p = q + 1;
+  }
+  return 1;
+}
+
 void __rl_window_begin(void) {
   memcpy(rl_snap, __rl_bbc, __rl_nbb * 8);
   for (int i = 0; i < nl2; i++) {
@@ -648,12 +702,14 @@ void __rl_window_begin(void) {
   for (int i = 0; i < 3; i++) rl_extra_snap[i] = rl_extra_flops[i];
   rl_extra_snap[3] = rl_extra_int;
   mem_vec(rl_mem_snap);
+  rl_win_t0 = __rl_now();
   __rl_on = 1;
 }
 
 /* close a window whose counts stand for `w` blocks (1 unless blocks are sampled) */
 void __rl_window_end_w(double w) {
   __rl_on = 0;
+  rl_last_win_secs = __rl_now() - rl_win_t0;
   uint64_t work = 0, mv[2 * NMEM];
   for (uint64_t i = 0; i < __rl_nbb; i++) {
     uint64_t d = __rl_bbc[i] - rl_snap[i];
@@ -792,7 +848,17 @@ uint64_t __rl_sample_launch(uint64_t n, uint64_t from, double work0, rl_block_ru
     work0 = (double)__rl_last_block_work();
     counted++;
   }
-  if (n > 1) { __rl_window_begin(); run(n - 1, 1, ctx); __rl_window_end_w(1.0); counted++; }
+  /* block 0 ran in order (here or in the caller, whose window was the last); the others
+   * run out of order from here on: watched for stalls (stall_check) */
+  rl_blk0_secs = rl_last_win_secs;
+  const char *e_stall = getenv("RL_STALL_SECONDS");
+  if (e_stall) rl_stall_secs = atof(e_stall);
+  rl_sampling = rl_stall_secs > 0;
+#define RL_BLOCK_START() (rl_blk_t0 = __rl_now(), rl_loads_run = 0)
+  if (n > 1) {
+    RL_BLOCK_START();
+    __rl_window_begin(); run(n - 1, 1, ctx); __rl_window_end_w(1.0); counted++;
+  }
   uint64_t m = n > 2 ? n - 2 : 0, k = 0, *seen = NULL;
   /* RL_WARM_BLOCKS=W: up to W blocks before each sampled interior block run first,
    * uncounted, through the L2 models only (each block still runs once): on the GPU the
@@ -832,13 +898,14 @@ uint64_t __rl_sample_launch(uint64_t n, uint64_t from, double work0, rl_block_ru
         double tw = __rl_now();
         rl_warm = 1;
         for (uint64_t p = b > warm ? b - warm : 1; p < b; p++)
-          if (!RL_RAN(p)) { run(p, 0, ctx); RL_SET_RAN(p); }
+          if (!RL_RAN(p)) { RL_BLOCK_START(); run(p, 0, ctx); RL_SET_RAN(p); }
         rl_warm = 0;
         t_warm += __rl_now() - tw;
       }
       int l2_out = warm && !warming; /* past the warming budget: misses left out */
       if (l2_out)
         for (int i = 0; i < nl2; i++) { rd0[i] = l2s[i].rd_w; wd0[i] = l2s[i].wd_w; }
+      RL_BLOCK_START();
       __rl_window_begin(); run(b, 1, ctx); __rl_window_end_w(1.0);
       if (l2_out)
         for (int i = 0; i < nl2; i++) { l2s[i].rd_w = rd0[i]; l2s[i].wd_w = wd0[i]; }
@@ -854,6 +921,8 @@ uint64_t __rl_sample_launch(uint64_t n, uint64_t from, double work0, rl_block_ru
     interior_scale((double)m / (double)k, kw ? (double)m / (double)kw : 0.0);
     counted += k;
   }
+  rl_sampling = 0;
+#undef RL_BLOCK_START
   if (!run_rest && counted < n) __rl_data_partial = 1;
   if (run_rest) {
     qsort(seen, k, sizeof *seen, cmp_u64);

@@ -34,6 +34,7 @@ uint64_t __rl_sample_launch(uint64_t n, uint64_t from, double work0,
 uint64_t __rl_last_block_work(void);
 double __rl_now(void);
 int __rl_over_launch_budget(double t0, uint64_t nblocks);
+int __rl_sampling_allowed(void);
 void __rl_alloc_note(const void *p, size_t n);
 void __rl_set_stack(uintptr_t lo, uintptr_t hi);
 void __rl_set_shared(uintptr_t lo, uintptr_t hi);
@@ -295,7 +296,8 @@ void __rl_run_launch(const char *name, dim3 g, dim3 b, size_t, void *ctx, void (
   const char *ft = getenv("RL_FULL_THREADS");
   uint64_t full = ft ? strtoull(ft, nullptr, 10) : (1ull << 18);
   uint64_t counted = nblocks;
-  if (nblocks * (uint64_t)nthreads > full && nblocks > 3) {
+  int may_sample = __rl_sampling_allowed();
+  if (may_sample && nblocks * (uint64_t)nthreads > full && nblocks > 3) {
     counted = __rl_sample_launch(nblocks, 0, -1.0, run_one_block, nullptr, run_rest);
   } else {
     double t_first = __rl_now();
@@ -303,7 +305,7 @@ void __rl_run_launch(const char *name, dim3 g, dim3 b, size_t, void *ctx, void (
       __rl_window_begin();
       run_one_block(i, 1, nullptr);
       __rl_window_end_w(1.0);
-      if (i == 0 && __rl_over_launch_budget(t_first, nblocks)) {
+      if (i == 0 && may_sample && __rl_over_launch_budget(t_first, nblocks)) {
         // the whole grid would take too long: sample the remaining blocks instead
         counted = __rl_sample_launch(nblocks, 1, (double)__rl_last_block_work(),
                                      run_one_block, nullptr, run_rest);

@@ -39,6 +39,7 @@ extern void __rl_blocks(uint64_t total, uint64_t counted);
 extern uint64_t __rl_last_block_work(void);
 extern double __rl_now(void);
 extern int __rl_over_launch_budget(double t0, uint64_t nblocks);
+extern int __rl_sampling_allowed(void);
 extern uint64_t __rl_sample_launch(uint64_t n, uint64_t from, double work0,
                                    void (*run)(uint64_t, int, void *), void *ctx, int run_rest);
 extern void __rl_launch_shape(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
@@ -429,7 +430,7 @@ void __rl_kmpc_fork_teams(ident_t *loc, int argc, micro_t fn, ...) {
     __rl_window_end_w(1.0);
     if (nteams > 1) {
       team_call c = {fn, argc, a};
-      if (small_split && !__rl_over_launch_budget(t0, nteams)) {
+      if (!__rl_sampling_allowed() || (small_split && !__rl_over_launch_budget(t0, nteams))) {
         __rl_window_begin();
         for (uint64_t t = 1; t < nteams; t++) run_team(t, 1, &c);
         __rl_window_end_w(1.0);
@@ -442,7 +443,7 @@ void __rl_kmpc_fork_teams(ident_t *loc, int argc, micro_t fn, ...) {
     __rl_launch_shape(nteams, 1, 1, thr, 1, 1);
     __rl_blocks(nteams, k);
     __rl_window_begin(); /* the region's code after the teams */
-  } else if (counted && nteams * thr > full && nteams > 3) {
+  } else if (counted && nteams * thr > full && nteams > 3 && __rl_sampling_allowed()) {
     em_nteams = (int)nteams;
     __rl_launch_shape(nteams, 1, 1, thr, 1, 1);
     __rl_window_end_nw(1.0); /* the region's code before the teams */
@@ -459,7 +460,7 @@ void __rl_kmpc_fork_teams(ident_t *loc, int argc, micro_t fn, ...) {
       int bt = 0;
       em_team = (int)t;
       team_invoke(fn, &gtid, &bt, argc, a);
-      if (t == 0 && counted && __rl_over_launch_budget(t0, nteams)) {
+      if (t == 0 && counted && __rl_sampling_allowed() && __rl_over_launch_budget(t0, nteams)) {
         /* all teams would take too long: team 0 stands for itself, the rest are sampled */
         __rl_window_end_nw(1.0);
         team_call c = {fn, argc, a};
