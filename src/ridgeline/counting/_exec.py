@@ -178,7 +178,8 @@ def _rerun_stalled(exe: Path, args: list[str], program_dir: Path, env: dict[str,
     """A sampled block that waits for a block the sample runs later or skips (a spin on a
     flag: rl_count.c stall_check) ends the run with EXIT_STALL: run again, in the time left,
     with that kernel's launches run whole and in block order (``RL_NO_SAMPLE``, kept in
-    *env* for any later rerun). Records of the run that stalled are kept beside *out*."""
+    *env* for any later rerun). Records of the run that stalled are kept beside *out*, and
+    stand when the rerun counts fewer launches (it ran out of time)."""
     stalled: list[str] = []
     while res.returncode == EXIT_STALL and len(stalled) < MAX_STALL_RERUNS:
         names = _STALLED.findall(res.stderr)
@@ -191,11 +192,16 @@ def _rerun_stalled(exe: Path, args: list[str], program_dir: Path, env: dict[str,
                  program_dir.name, names[-1])
         if out.exists():
             out.replace(out.with_suffix(f".stalled{len(stalled)}.jsonl"))
-        spent = res.seconds
-        res = run_limited(exe, args, program_dir, env, left, opts.memory_gb,
-                          idle_stop=opts.idle_stop)
-        res.seconds += spent
-        raws = read_raw(out)
+        res2 = run_limited(exe, args, program_dir, env, left, opts.memory_gb,
+                           idle_stop=opts.idle_stop)
+        res2.seconds += res.seconds
+        raws2 = read_raw(out)
+        if len(raws2) < len(raws):
+            log.info("%s: the rerun counted %d launches, the stalled run %d: keeping those",
+                     program_dir.name, len(raws2), len(raws))
+            res.seconds = res2.seconds
+            break
+        res, raws = res2, raws2
     return res, raws
 
 

@@ -386,7 +386,7 @@ static int classify(uintptr_t a) { /* 0 global, 1 shared, 2 local, 3 register/pa
 /* ---- stall watchdog. A sampled launch runs its blocks out of order (the last one second,
  * then a sample of the interior, each after up to RL_WARM_BLOCKS blocks before it); a block
  * that waits for another block (a spin on a flag that an earlier block sets: sptrsv's
- * sync-free triangular solve) then never ends. Seen as RL_STALL_LOADS global loads in a row
+ * sync-free triangular solve) then never ends. Seen as 2^24 global loads in a row
  * without a global store or atomic, once the block has run for RL_STALL_SECONDS and 20 times
  * as long as block 0. The program then exits with RL_EXIT_STALL, naming the kernel on stderr,
  * and the driver (_exec.py) reruns it with that kernel's launches run whole and in block
