@@ -190,12 +190,9 @@ def _rerun_stalled(exe: Path, args: list[str], program_dir: Path, env: dict[str,
         env["RL_NO_SAMPLE"] = "\n".join(stalled)
         log.info("%s: a sampled block of %s stalled; running its launches whole",
                  program_dir.name, names[-1])
-        if out.exists():
-            out.replace(out.with_suffix(f".stalled{len(stalled)}.jsonl"))
-        res2 = run_limited(exe, args, program_dir, env, left, opts.memory_gb,
-                           idle_stop=opts.idle_stop)
+        res2, raws2 = _run_again(exe, args, program_dir, env, opts, res, out,
+                                 f"stalled{len(stalled)}", opts.idle_stop)
         res2.seconds += res.seconds
-        raws2 = read_raw(out)
         if len(raws2) < len(raws):
             log.info("%s: the rerun counted %d launches, the stalled run %d: keeping those",
                      program_dir.name, len(raws2), len(raws))
@@ -205,24 +202,31 @@ def _rerun_stalled(exe: Path, args: list[str], program_dir: Path, env: dict[str,
     return res, raws
 
 
+def _run_again(exe: Path, args: list[str], program_dir: Path, env: dict[str, str],
+               opts: RunOptions, res: RunResult, out: Path, keep_as: str,
+               idle_stop: float | None) -> tuple[RunResult, list[dict[str, Any]]]:
+    """Run the program again in the time *res* left, the earlier run's records kept for
+    inspection as ``counts.<keep_as>.jsonl`` beside *out*; the rerun's result and records."""
+    if out.exists():
+        out.replace(out.with_suffix(f".{keep_as}.jsonl"))
+    res2 = run_limited(exe, args, program_dir, env, opts.timeout - res.seconds,
+                       opts.memory_gb, idle_stop=idle_stop)
+    return res2, read_raw(out)
+
+
 def _retry_valid(exe: Path, args: list[str], program_dir: Path, env: dict[str, str],
                  opts: RunOptions, res: RunResult, raws: list[dict[str, Any]], out: Path
                  ) -> tuple[RunResult, list[dict[str, Any]]]:
-    first = out.with_suffix(".first.jsonl")  # kept for inspection
-    if out.exists():
-        out.replace(first)
     env2 = {**env, "RL_SKIP_AFTER": "0", "RL_SAMPLE_SKIP": "0"}
     # a longer idle stop: executing the uncounted blocks of a large sampled launch in full
     # (what a later kernel's sizes come from, as marchingCubes' block counts) takes longer
     # than the first run's pause after its last counted launch
     idle = None if opts.idle_stop is None else max(4 * opts.idle_stop, RETRY_IDLE_STOP)
-    res2 = run_limited(exe, args, program_dir, env2, opts.timeout - res.seconds,
-                       opts.memory_gb, idle_stop=idle)
-    raws2 = read_raw(out)
+    res2, raws2 = _run_again(exe, args, program_dir, env2, opts, res, out, "first", idle)
     wanted = [e for e in opts.expect if e]
-    log.info("%s: re-ran with every launch executed: %d -> %d of %d expected kernels",
-             program_dir.name, _met(raws, wanted), _met(raws2, wanted), len(wanted))
     met, met2 = _met(raws, wanted), _met(raws2, wanted)
+    log.info("%s: re-ran with every launch executed: %d -> %d of %d expected kernels",
+             program_dir.name, met, met2, len(wanted))
     if met2 > met or (met2 == met and _unchecked(raws2) < _unchecked(raws)
                       and _kernels(raws2) >= _kernels(raws)):
         return res2, raws2

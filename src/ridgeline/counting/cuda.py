@@ -88,7 +88,9 @@ class CudaBackend(Backend):
     name = "cuda"
 
     def detect(self, program_dir: Path) -> bool:
-        files = {*program_dir.glob("*.cu*"), *sources_of(program_dir, "cuda")}  # src/*.cu too
+        # the folder's own .cu/.cuh files, and the Makefile's sources in subfolders (src/*.cu)
+        files = {p.resolve() for p in (*program_dir.glob("*.cu*"), *sources_of(program_dir,
+                                                                                "cuda"))}
         return any(_KERNEL.search(p.read_text(errors="replace"))
                    for p in files if p.suffix.startswith(".cu") and p.is_file())
 
