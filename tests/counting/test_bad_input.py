@@ -21,6 +21,7 @@ pytestmark = pytest.mark.slow
         ("hog-cuda", "memory", {"memory_gb": 1.0}),
         ("bigalloc-cuda", "memory", {"memory_gb": 1.0}),
         ("thrust-cuda", "unsupported", {}),
+        ("thrustonly-cuda", "unsupported", {}),
         ("broken-cuda", "compile", {}),
     ],
 )
@@ -32,6 +33,9 @@ def test_failure_causes(toolchain: None, programs: Path, program: str, cause: st
     assert program in str(ei.value)
     if program == "bigalloc-cuda":  # the refused size is named
         assert "allocation of 4096 MiB failed" in str(ei.value)
+    if program == "thrustonly-cuda":  # ran (PASS) but its kernels are all Thrust's
+        assert "Thrust algorithms run on the host" in str(ei.value)
+        assert "PASS" in str(ei.value)
 
 
 def test_bad_arguments(tmp_path: Path) -> None:

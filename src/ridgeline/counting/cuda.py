@@ -11,7 +11,12 @@ from pathlib import Path
 
 from ridgeline.counting._exec import build_and_count
 from ridgeline.counting.base import BACKENDS, Backend, LaunchCount, ProgramRunError, RunOptions
-from ridgeline.counting.cuda_rewrite import kernel_names, rewrite_cuda, unsupported_features
+from ridgeline.counting.cuda_rewrite import (
+    host_libraries,
+    kernel_names,
+    rewrite_cuda,
+    unsupported_features,
+)
 from ridgeline.counting.program import (
     library_sources,
     makefile_defines,
@@ -27,7 +32,8 @@ from ridgeline.counting.toolchain import BuildSpec
 __all__ = ["CudaBackend", "prepare_sources"]
 
 _TEXT_EXT = {".cu", ".cuh", ".h", ".hpp", ".hh", ".cpp", ".cc", ".c", ".inc", ".inl", ".cxx"}
-_KERNEL = re.compile(r"__global__")
+#: what makes a .cu file a CUDA program: a kernel, or Thrust's device algorithms
+_KERNEL = re.compile(r"__global__|#\s*include\s*[<\"]thrust/")
 
 
 def prepare_sources(program_dir: Path, dest: Path) -> list[str]:
@@ -125,6 +131,18 @@ class CudaBackend(Backend):
                 library=[c for s, c in zip(srcs, copies, strict=True) if s in library],
                 unroll_threshold=opts.unroll_threshold,
             )
-            return build_and_count(self.name, program_dir, spec, args, opts, retry_valid=True)
+            try:
+                return build_and_count(self.name, program_dir, spec, args, opts,
+                                       retry_valid=True)
+            except ProgramRunError as e:
+                libs = sorted({lib for p in _text_sources(program_dir)
+                               for lib in host_libraries(p.read_text(errors="replace"))})
+                if e.cause != "no-launch" or not libs:
+                    raise
+                # coordinates, nosync: every GPU kernel of theirs is inside Thrust
+                raise ProgramRunError(
+                    program_dir.name, "unsupported",
+                    f"launched no counted kernel: its {' and '.join(libs)} algorithms run on "
+                    f"the host in the CPU execution layer, uncounted ({e.detail})") from e
         finally:
             shutil.rmtree(tmp, ignore_errors=True)

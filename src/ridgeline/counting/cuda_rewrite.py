@@ -66,6 +66,13 @@ def unsupported_features(text: str) -> list[str]:
     return found
 
 
+def host_libraries(text: str) -> list[str]:
+    """Libraries *text* includes whose algorithms the CPU execution layer runs on the host,
+    uncounted (Thrust: its device algorithms launch no kernel the layer sees)."""
+    return ["Thrust"] if any(m.group(2) == "thrust" and _shim_has(m.group(1))
+                             for m in _LIB_INCLUDE.finditer(text)) else []
+
+
 def _kernel_expr_start(text: str, pos: int) -> int:
     """Start of the kernel expression that ends just before *pos* (``<<<``)."""
     i = pos - 1
