@@ -71,17 +71,17 @@ def test_stored_records_of_the_first_dram_model_are_brought_up_to_date() -> None
     old = {"kernel": "k", "sectors_read": 3 * 2**15, "sectors_written": 2**15,
            "dram_bytes": 3 * 2**20, "dram_bytes_by_gpu": {
                "GeForce RTX 3080": 4 * 2**20, "NVIDIA A100 SXM4 40GB": 3 * 2**20}}
-    new = upgrade_record(old)
-    assert new["dram_model"] == DRAM_MODEL and old.get("dram_model") is None  # not changed in place
+    new = upgrade_record(old, to=5)
+    assert new["dram_model"] == 5 and old.get("dram_model") is None  # not changed in place
     assert new["dram_bytes_by_gpu"] == {"GeForce RTX 3080": 4 * 2**20,
                                         "NVIDIA A100 SXM4 40GB": 3 * 2**20 + 2**18}
     assert new["dram_bytes"] == 3 * 2**20 + 2**18  # it was the A100's figure
     # more written than the L2 holds: at most the written share of a full L2 was left dirty
     big = {**old, "sectors_read": 0, "sectors_written": 2**25, "dram_bytes": None,
            "dram_bytes_by_gpu": {"NVIDIA A100 SXM4 40GB": 2**30}}
-    assert upgrade_record(big)["dram_bytes_by_gpu"]["NVIDIA A100 SXM4 40GB"] == \
+    assert upgrade_record(big, to=5)["dram_bytes_by_gpu"]["NVIDIA A100 SXM4 40GB"] == \
         2**30 + 0.25 * 40 * 2**20
-    assert upgrade_record(new) is new  # current records pass through
+    assert upgrade_record(new, to=5) is new  # current records pass through
 
 
 def test_stored_openmp_records_model_local_memory_over_the_loop_iterations() -> None:
@@ -94,14 +94,14 @@ def test_stored_openmp_records_model_local_memory_over_the_loop_iterations() -> 
            "dram_bytes": 2**20, "dram_bytes_by_gpu": {gpu.name: 2**20}}
     # 4 MiB of stacks on 4096 threads fit the L2 and the L1s: nothing changes
     assert local_dram_bytes(2**31, 1024.0, 16 * 256, gpu.sm_count, gpu.l2_bytes) == 0.0
-    assert upgrade_record(old)["dram_bytes_by_gpu"][gpu.name] == 2**20
+    assert upgrade_record(old, to=5)["dram_bytes_by_gpu"][gpu.name] == 2**20
     big = {**old, "grid": [4096, 1, 1]}  # the resident threads' stacks overflow them
     local = local_dram_bytes(2**31, 1024.0, 4096 * 256, gpu.sm_count, gpu.l2_bytes)
     assert local > 2**30
     assert local_dram_bytes(2**31, 1024.0, 4096, gpu.sm_count, gpu.l2_bytes) == 0.0
-    assert upgrade_record(big)["dram_bytes_by_gpu"][gpu.name] == 2**20 + local
+    assert upgrade_record(big, to=5)["dram_bytes_by_gpu"][gpu.name] == 2**20 + local
     cuda = {**big, "backend": "cuda"}  # CUDA records took grid x block already
-    assert upgrade_record(cuda)["dram_bytes_by_gpu"][gpu.name] == 2**20
+    assert upgrade_record(cuda, to=5)["dram_bytes_by_gpu"][gpu.name] == 2**20
 
 
 def test_store_only_launches_keep_their_writes_in_the_ga102_l2() -> None:
@@ -123,22 +123,22 @@ def test_store_only_launches_keep_their_writes_in_the_ga102_l2() -> None:
             "dram_model": 3, "dram_bytes": floor + 2**18, "dram_bytes_by_gpu": {
                 "GeForce RTX 3080": floor + 2**18, "NVIDIA A10": floor + 2**18,
                 "NVIDIA A100 SXM4 40GB": floor + 2**16}}
-    new = upgrade_record(fill)
+    new = upgrade_record(fill, to=5)
     assert new["dram_bytes_by_gpu"] == {
         "GeForce RTX 3080": floor, "NVIDIA A10": pytest.approx(1.15 * floor),
         "NVIDIA A100 SXM4 40GB": floor + 2**16}
     assert new["dram_bytes"] == floor
     # reading back what it wrote (the figure holds no more than the writes): store-only
     back = {**fill, "sectors_read": 8192}
-    assert upgrade_record(back)["dram_bytes_by_gpu"]["NVIDIA A10"] == pytest.approx(
+    assert upgrade_record(back, to=5)["dram_bytes_by_gpu"]["NVIDIA A10"] == pytest.approx(
         1.15 * floor)
     # a copy: the figure holds 256 kB fetched besides the writes
     copy = {**back, "dram_bytes_by_gpu": {"GeForce RTX 3080": floor + 2**19}}
-    assert upgrade_record(copy)["dram_bytes_by_gpu"]["GeForce RTX 3080"] == floor + 2**19
+    assert upgrade_record(copy, to=5)["dram_bytes_by_gpu"]["GeForce RTX 3080"] == floor + 2**19
     # a figure below the written sectors (atomics on a few hot sectors written back once)
     # says nothing about its reads: the sectors read decide
     hot = {**back, "dram_bytes_by_gpu": {"GeForce RTX 3080": floor + 2**12}}
-    assert upgrade_record(hot)["dram_bytes_by_gpu"]["GeForce RTX 3080"] == floor + 2**12
+    assert upgrade_record(hot, to=5)["dram_bytes_by_gpu"]["GeForce RTX 3080"] == floor + 2**12
 
 
 def test_stored_records_take_each_gpus_profiler_scale() -> None:
@@ -149,11 +149,52 @@ def test_stored_records_take_each_gpus_profiler_scale() -> None:
     old = {"kernel": "k", "backend": "cuda", "sectors_read": 2**15, "sectors_written": 2**15,
            "dram_model": 4, "dram_bytes": 2**21, "dram_bytes_by_gpu": {
                a10.name: 2**21, "GeForce RTX 3080": 2**21, "my own GPU": 2**21}}
-    new = upgrade_record(old)
+    new = upgrade_record(old, to=5)
     assert new["dram_bytes_by_gpu"] == {a10.name: pytest.approx(1.15 * 2**21),
                                         "GeForce RTX 3080": 2**21, "my own GPU": 2**21}
     assert new["dram_bytes"] == pytest.approx(1.15 * 2**21)  # it was the A10's figure
-    assert upgrade_record(new) is new  # scaled once
+    assert upgrade_record(new, to=5) is new  # scaled once
+
+
+def test_stored_records_move_to_the_l2_that_keeps_a_launchs_last_writes() -> None:
+    # model 6: up to l2_exit_kept_mib of what any launch writes stays dirty in the L2 past
+    # its end (0.5 MiB on GA102, 11.5 MiB on GA100); model 5 took off the A100's 0.75 share
+    # of the dirty sectors left and the RTX 3080's store-only 512 KiB
+    from ridgeline.counting.records import LAUNCH_DRAM_FLOOR, exit_kept_sectors
+
+    ga102, ga100 = get_gpu("rtx3080"), get_gpu("a100")
+    assert (ga102.l2_exit_kept_mib, ga100.l2_exit_kept_mib) == (0.5, 11.5)
+    assert get_gpu("h100").l2_exit_kept_mib == 0  # not measured: every dirty sector counts
+    assert exit_kept_sectors(ga102, 2**10) == 2**10
+    assert exit_kept_sectors(ga102, 2**20) == 2**14  # 0.5 MiB of sectors
+    assert exit_kept_sectors(get_gpu("h100"), 2**20) == 0
+    floor = LAUNCH_DRAM_FLOOR["cuda"]
+    # 3 MiB read, 1 MiB written; model 5: everything on the RTX 3080 (it reads), on the
+    # A100 the reads and a quarter of the writes
+    old = {"kernel": "k", "backend": "cuda", "sectors_read": 3 * 2**15,
+           "sectors_written": 2**15, "dram_model": 5, "dram_bytes": floor + 4 * 2**20,
+           "dram_bytes_by_gpu": {"GeForce RTX 3080": floor + 4 * 2**20,
+                                 "NVIDIA A100 SXM4 40GB": floor + 3 * 2**20 + 2**18,
+                                 "NVIDIA H100 SXM5": floor + 4 * 2**20}}
+    new = upgrade_record(old)
+    assert new["dram_model"] == DRAM_MODEL == 6
+    assert new["dram_bytes_by_gpu"] == {"GeForce RTX 3080": floor + 3.5 * 2**20,
+                                        "NVIDIA A100 SXM4 40GB": floor + 3 * 2**20,
+                                        "NVIDIA H100 SXM5": floor + 4 * 2**20}
+    assert new["dram_bytes"] == floor + 3.5 * 2**20
+    assert upgrade_record(new) is new
+    # a 256 kB store-only fill was at the floor on the RTX 3080 already: it stays there; the
+    # A10's figure carries its profiler's scale through the step
+    fill = {**old, "sectors_read": 0, "sectors_written": 8192, "dram_bytes": floor,
+            "dram_bytes_by_gpu": {"GeForce RTX 3080": floor, "NVIDIA A10": 1.15 * floor}}
+    assert upgrade_record(fill)["dram_bytes_by_gpu"] == {
+        "GeForce RTX 3080": floor, "NVIDIA A10": pytest.approx(1.15 * floor)}
+    # 64 MiB written on the A100: model 5 took off 0.75 x 40 MiB (the written share of a
+    # full L2); now 11.5 MiB of it stays
+    big = {**old, "sectors_read": 0, "sectors_written": 2**21, "dram_bytes": None,
+           "dram_bytes_by_gpu": {"NVIDIA A100 SXM4 40GB": floor + 2**26 - 30 * 2**20}}
+    assert upgrade_record(big)["dram_bytes_by_gpu"]["NVIDIA A100 SXM4 40GB"] == \
+        floor + 2**26 - 11.5 * 2**20
 
 
 def test_access_straddling_sectors() -> None:

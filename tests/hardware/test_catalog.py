@@ -145,6 +145,8 @@ def test_bad_user_files(tmp_path):
             ("l2_exit_writeback = 1.5\n", "share from 0 to 1, got 1.5"),
             ("l2_store_only_kept_kib = -2\n",
              "l2_store_only_kept_kib must be a number of KiB, 0 or more, got -2"),
+            ("l2_exit_kept_mib = 'lots'\n",
+             "l2_exit_kept_mib must be a number of MiB, 0 or more, got 'lots'"),
             ("dram_bytes_scale = 3\n", "dram_bytes_scale must be a factor from 0.5 to 2, got 3"),
             ("dram_bytes_scale = true\n", "dram_bytes_scale must be a factor"),
             ("max_threads_per_sm = 16\n", "max_threads_per_sm must be a whole number")):
@@ -158,6 +160,8 @@ def test_bad_user_files(tmp_path):
     plain = load_catalog(entry("")).get("x")
     assert plain.resident_threads_per_sm == 2048  # field left out
     assert plain.l2_exit_writeback == 1.0 and plain.l2_store_only_kept_kib == 0.0
+    assert plain.l2_exit_kept_mib == 0.0
+    assert load_catalog(entry("l2_exit_kept_mib = 2\n")).get("x").l2_exit_kept_mib == 2.0
     assert plain.dram_bytes_scale == 1.0
     assert load_catalog(entry("dram_bytes_scale = 1.1\n")).get("x").dram_bytes_scale == 1.1
     syntax = tmp_path / "syntax.toml"
@@ -176,8 +180,8 @@ def test_gpu_is_numbers_not_name():
     assert g.bandwidth == pytest.approx(1555e9)
     assert g.l2_bytes == 40 * 1024 * 1024
     assert g.sm_arch == "sm_80"
-    # GA100 keeps most dirty L2 sectors a kernel leaves; GA102 writes them within the kernel
-    assert g.l2_exit_writeback == 0.25 and get_gpu("rtx3080").l2_exit_writeback == 1.0
+    # what a launch's L2 keeps dirty past its end: 11.5 MiB on GA100, 0.5 MiB on GA102
+    assert g.l2_exit_kept_mib == 11.5 and get_gpu("rtx3080").l2_exit_kept_mib == 0.5
     # resident threads per SM: 2048 on GA100, 1536 on GA102, 1024 on Turing
     assert [get_gpu(n).resident_threads_per_sm for n in ("a100", "rtx3080", "t4")] == [
         2048, 1536, 1024]

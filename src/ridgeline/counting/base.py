@@ -30,8 +30,9 @@ class ProgramRunError(ExecutionError):
 #: see records.upgrade_record). 3: the local memory of OpenMP loops split into teams by the
 #: emulation is modelled over the loop's iterations (GPU threads), not over the teams. 4: what
 #: a store-only launch writes stays in the L2 on GPUs that keep it (GPU.l2_store_only_kept_kib).
-#: 5: each GPU's figure is scaled by its profiler's bytes per data byte (GPU.dram_bytes_scale)
-DRAM_MODEL = 5
+#: 5: each GPU's figure is scaled by its profiler's bytes per data byte (GPU.dram_bytes_scale).
+#: 6: up to GPU.l2_exit_kept_mib of what any launch writes stays dirty in the L2 past its end
+DRAM_MODEL = 6
 #: blocks (teams) run before each sampled interior block to warm the L2 model: a stencil's
 #: sampled team of 256 iterations along one image row read its 2r + 1 rows from DRAM when
 #: run alone (bilateral-omp with r = 9: 351 MB modelled, 35 MB measured on the RTX 3080;

@@ -4,9 +4,11 @@ The cache is sized from the GPU catalog (``l2_mb``): 128-byte lines of four 32-b
 16-way set-associative, LRU, write-back, write-allocate without fetch (a written sector is
 not read from DRAM first). It starts cold at every launch, as Nsight Compute's default cache
 control flushes caches between profiled kernels. DRAM bytes = 32 x (sector read misses +
-dirty sectors written back at eviction + the GPU's ``l2_exit_writeback`` share of those
-still dirty at the end of the launch): compulsory misses are the distinct sectors,
-capacity and conflict misses come on top when the footprint exceeds the cache.
+dirty sectors written back at eviction + those still dirty at the end of the launch):
+compulsory misses are the distinct sectors, capacity and conflict misses come on top when
+the footprint exceeds the cache. The launch records (``records.to_launch_count``) then take
+off what the GPU keeps dirty past the launch (the catalog's ``l2_exit_kept_mib``, or the
+``l2_exit_writeback`` share of the sectors left dirty where a GPU has no such figure).
 
 The counting runtime (``runtime/rl_count.c``) runs the same model in C during execution;
 this module is the reference used for other streams (OpenCL/Oclgrind, tests) and for sizes.

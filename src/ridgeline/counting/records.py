@@ -16,7 +16,7 @@ from ridgeline.hardware import GPU, get_gpu
 __all__ = ["load_blocks", "to_launch_count", "footprint_bound", "INT_KINDS", "INT_DIV_EXTRA",
            "read_raw", "LAUNCH_DRAM_FLOOR", "DRAM_MODEL", "upgrade_record",
            "gpu_threads", "gpu_local_dram", "OMP_SPLIT_ITERATIONS",
-           "store_only_kept_bytes", "STORE_ONLY_READS"]
+           "store_only_kept_bytes", "STORE_ONLY_READS", "exit_kept_sectors"]
 
 #: integer kinds summed into int_ops (compares and address arithmetic are integer
 #: instructions on NVIDIA GPUs too; conversions are mostly free there)
@@ -102,7 +102,30 @@ def store_only_kept_bytes(gpu: GPU, read_miss: float, swr: float) -> float:
     return min(32.0 * swr, 1024.0 * gpu.l2_store_only_kept_kib)
 
 
-def upgrade_record(rec: dict[str, Any]) -> dict[str, Any]:
+def exit_kept_sectors(gpu: GPU, swr: float) -> float:
+    """Sectors of the ``swr`` distinct ones a launch writes that *gpu*'s L2 still holds dirty
+    at its end, not written back within its measured span (``GPU.l2_exit_kept_mib``; 0 on
+    GPUs without the figure)."""
+    return max(0.0, min(swr, gpu.l2_exit_kept_mib * (1 << 20) / 32.0))
+
+
+def _to_exit_kept(spec: GPU, v: float, srd: float, swr: float, fixed: float) -> float:
+    """A DRAM model 5 figure on *spec* moved to the kept-at-exit model (DRAM model 6): what
+    the earlier model took off is added back (the ``l2_exit_writeback`` share of the dirty
+    sectors left at the end, capped like the runtime's figure, which records do not keep, by
+    the written share of a full L2; the store-only kept bytes), then the kept sectors
+    (:func:`exit_kept_sectors`) are taken off, down to the launch's fixed bytes."""
+    scale = spec.dram_bytes_scale
+    v /= scale
+    if spec.l2_exit_writeback < 1:
+        v += (1.0 - spec.l2_exit_writeback) * min(32.0 * swr,
+                                                  _written_share(srd, swr) * spec.l2_bytes)
+    v += store_only_kept_bytes(spec, srd, swr)
+    v = max(min(v, fixed), v - 32.0 * exit_kept_sectors(spec, swr))
+    return v * scale
+
+
+def upgrade_record(rec: dict[str, Any], to: int = DRAM_MODEL) -> dict[str, Any]:
     """A stored launch record brought to the current DRAM model. Records of DRAM model 1 left
     out every dirty sector still in the L2 at the end of the launch on GPUs that keep some
     (``l2_exit_writeback`` below 1); the share they now count is added back from the written
@@ -112,13 +135,15 @@ def upgrade_record(rec: dict[str, Any]) -> dict[str, Any]:
     model 4 wrote back everything a store-only launch wrote on every GPU; those on GPUs that
     keep it (:func:`store_only_kept_bytes`) lose it, down to the per-launch floor. Records
     before model 5 held the bytes the data needs; they are scaled to what each GPU's
-    profiler counts (``GPU.dram_bytes_scale``)."""
+    profiler counts (``GPU.dram_bytes_scale``). Records before model 6 on GPUs with a kept
+    figure (``GPU.l2_exit_kept_mib``) move to it (:func:`_to_exit_kept`). *to* stops at an
+    earlier model (tests of each step)."""
     model = rec.get("dram_model", 1)
-    if model >= DRAM_MODEL:
+    if model >= to:
         return rec
     srd, swr = float(rec.get("sectors_read", 0)), float(rec.get("sectors_written", 0))
     by_gpu = dict(rec.get("dram_bytes_by_gpu") or {})
-    out = {**rec, "dram_bytes_by_gpu": by_gpu, "dram_model": DRAM_MODEL}
+    out = {**rec, "dram_bytes_by_gpu": by_gpu, "dram_model": to}
     grid, block = _dim(rec.get("grid")), _dim(rec.get("block"))
     backend = str(rec.get("backend", ""))
     old_t, new_t = _old_gpu_threads(backend, grid, block), gpu_threads(backend, grid, block)
@@ -130,24 +155,26 @@ def upgrade_record(rec: dict[str, Any]) -> dict[str, Any]:
         except KeyError:  # a GPU from a user's catalog file that is not loaded now
             continue
         new = v
-        if model < 2 and spec.l2_exit_writeback < 1:
+        if model < 2 <= to and spec.l2_exit_writeback < 1:
             new += spec.l2_exit_writeback * min(
                 32.0 * swr, _written_share(srd, swr) * spec.l2_mb * (1 << 20))
-        if model < 3 and old_t != new_t:
+        if model < 3 <= to and old_t != new_t:
             depth = rec.get("local_footprint")
             new += (gpu_local_dram(spec, local, depth, new_t)
                     - gpu_local_dram(spec, local, depth, old_t))
-        if model < 4:
+        fixed = LAUNCH_DRAM_FLOOR.get(backend, 0.0) + float(rec.get("code_bytes") or 0)
+        if model < 4 <= to:
             # the read misses: what the figure holds beyond the written sectors (all written
             # back on the GPUs concerned), the launch floor and the kernel's code, at most
             # the sectors read; all of those when the figure holds less than the writes
-            fixed = LAUNCH_DRAM_FLOOR.get(backend, 0.0) + float(rec.get("code_bytes") or 0)
             beyond = (new - fixed) / 32.0 - swr
             misses = min(srd, beyond) if beyond >= 0 else srd
             kept = store_only_kept_bytes(spec, misses, swr)
             new = max(min(new, fixed), new - kept)
-        if model < 5:
+        if model < 5 <= to:
             new *= spec.dram_bytes_scale
+        if model < 6 <= to and spec.l2_exit_kept_mib > 0:
+            new = _to_exit_kept(spec, new, srd, swr, fixed)
         by_gpu[name] = new
         # dram_bytes is the requested GPU's figure (the first one modelled): it moves with
         # the first GPU's that equals it
@@ -243,7 +270,8 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
             # the lines they share already there, so their misses and newly dirtied
             # sectors extrapolate below that when many blocks share a little data
             rd, wb = max(rd, srd), max(wb, swr)
-        keep = 1.0 - gpu_spec.l2_exit_writeback
+        kept_model = gpu_spec.l2_exit_kept_mib > 0
+        keep = 0.0 if kept_model else 1.0 - gpu_spec.l2_exit_writeback
         if keep > 0:
             # the GPU keeps some of its dirty sectors at the end of the launch. Sampled
             # blocks fill the model L2 less than the whole launch would: what stays dirty is
@@ -257,9 +285,14 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
             rd = min(rd, bound_rd)
         if 32.0 * (bound_rd + bound_wr) <= size:
             wb = min(wb, bound_wr)
-        # what a store-only launch writes stays dirty in the L2 past its end on GPUs that
-        # keep it (GPU.l2_store_only_kept_kib)
-        wb = max(0.0, wb - store_only_kept_bytes(gpu_spec, rd, swr) / 32.0)
+        if kept_model:
+            # the GPU's L2 holds up to GPU.l2_exit_kept_mib of what the launch wrote dirty
+            # past its end: not written back within the launch's measured span
+            wb = max(0.0, wb - exit_kept_sectors(gpu_spec, swr))
+        else:
+            # what a store-only launch writes stays dirty in the L2 past its end on GPUs
+            # that keep it (GPU.l2_store_only_kept_kib)
+            wb = max(0.0, wb - store_only_kept_bytes(gpu_spec, rd, swr) / 32.0)
         by_gpu[name] = gpu_spec.dram_bytes_scale * (
             32.0 * (rd + wb) + floor + gpu_local_dram(gpu_spec, ll[1] + ls[1], depth, threads))
     gl, gs = raw["global_load"], raw["global_store"]

@@ -79,6 +79,11 @@ class GPU:
     #: fifty it writes) leaves dirty in the L2 at its end, not written back within its
     #: measured span; 0: the l2_exit_writeback share alone. 512 for GA102 (see the catalog file)
     l2_store_only_kept_kib: float = 0.0
+    #: MiB of written data the GPU's L2 still holds dirty at the end of a launch, not
+    #: written back within its measured span (a launch that writes less keeps all of it):
+    #: 0.5 for GA102, 11.5 for GA100 in the HeCBench profiles (see the catalog file). When
+    #: set (above 0) it replaces the two fields above, which stand for an earlier model
+    l2_exit_kept_mib: float = 0.0
     #: DRAM bytes the GPU's profiler counts for every byte a kernel's data needs: 1 for most
     #: GPUs; 1.15 for the A10, which measured that much more than the RTX 3080 (same GA102
     #: L2) for the same HeCBench kernels, small and large, reading and writing (see the
@@ -156,6 +161,7 @@ class GPU:
         kwargs["l2_exit_writeback"] = float(share)
         for key, default, lo, hi, what in (
                 ("l2_store_only_kept_kib", 0.0, 0.0, math.inf, "a number of KiB, 0 or more"),
+                ("l2_exit_kept_mib", 0.0, 0.0, math.inf, "a number of MiB, 0 or more"),
                 ("dram_bytes_scale", 1.0, 0.5, 2.0, "a factor from 0.5 to 2")):
             v = kwargs.get(key, default)
             if not isinstance(v, int | float) or isinstance(v, bool) or not lo <= v <= hi:
