@@ -121,6 +121,13 @@ def run(args: argparse.Namespace) -> int:
           f"{r.global_store_bytes:.4g}", f"{r.dram_bytes or 0:.4g}",
           f"{r.blocks_counted}/{r.blocks_total}"] for r in recs],
     )
+    from ridgeline.hardware import get_gpu
+
+    spec = get_gpu(gpus[0])
+    if spec.l2_exit_kept_mib > 0 and any(r.global_store_bytes > 0 for r in recs):
+        print(f"DRAM B leaves out up to {spec.l2_exit_kept_mib:g} MiB of each launch's writes, "
+              f"which the {spec.name}'s L2 keeps dirty past the launch (catalog "
+              "l2_exit_kept_mib)", file=sys.stderr)
     if any(r.backend == "cuda" for r in recs):
         coded = [r for r in recs if r.code_bytes is not None]
         if coded:
