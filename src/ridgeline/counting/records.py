@@ -109,18 +109,21 @@ def exit_kept_sectors(gpu: GPU, swr: float) -> float:
     return max(0.0, min(swr, gpu.l2_exit_kept_mib * (1 << 20) / 32.0))
 
 
-def _to_exit_kept(spec: GPU, v: float, srd: float, swr: float, fixed: float) -> float:
+def _to_exit_kept(spec: GPU, v: float, srd: float, swr: float, fixed: float,
+                  store_only: float | None = None) -> float:
     """A DRAM model 5 figure on *spec* moved to the kept-at-exit model (DRAM model 6): what
     the earlier model took off is added back (the ``l2_exit_writeback`` share of the dirty
     sectors left at the end, capped like the runtime's figure, which records do not keep, by
-    the written share of a full L2; the store-only kept bytes), then the kept sectors
-    (:func:`exit_kept_sectors`) are taken off, down to the launch's fixed bytes."""
+    the written share of a full L2; the store-only kept bytes: *store_only* when the
+    upgrade took them off itself, else as a launch reading its distinct sectors would have),
+    then the kept sectors (:func:`exit_kept_sectors`) are taken off, down to the launch's
+    fixed bytes."""
     scale = spec.dram_bytes_scale
     v /= scale
     if spec.l2_exit_writeback < 1:
         v += (1.0 - spec.l2_exit_writeback) * min(32.0 * swr,
                                                   _written_share(srd, swr) * spec.l2_bytes)
-    v += store_only_kept_bytes(spec, srd, swr)
+    v += store_only_kept_bytes(spec, srd, swr) if store_only is None else store_only
     v = max(min(v, fixed), v - 32.0 * exit_kept_sectors(spec, swr))
     return v * scale
 
@@ -163,6 +166,7 @@ def upgrade_record(rec: dict[str, Any], to: int = DRAM_MODEL) -> dict[str, Any]:
             new += (gpu_local_dram(spec, local, depth, new_t)
                     - gpu_local_dram(spec, local, depth, old_t))
         fixed = LAUNCH_DRAM_FLOOR.get(backend, 0.0) + float(rec.get("code_bytes") or 0)
+        store_only = None
         if model < 4 <= to:
             # the read misses: what the figure holds beyond the written sectors (all written
             # back on the GPUs concerned), the launch floor and the kernel's code, at most
@@ -170,11 +174,12 @@ def upgrade_record(rec: dict[str, Any], to: int = DRAM_MODEL) -> dict[str, Any]:
             beyond = (new - fixed) / 32.0 - swr
             misses = min(srd, beyond) if beyond >= 0 else srd
             kept = store_only_kept_bytes(spec, misses, swr)
-            new = max(min(new, fixed), new - kept)
+            store_only, new = new, max(min(new, fixed), new - kept)
+            store_only -= new
         if model < 5 <= to:
             new *= spec.dram_bytes_scale
         if model < 6 <= to and spec.l2_exit_kept_mib > 0:
-            new = _to_exit_kept(spec, new, srd, swr, fixed)
+            new = _to_exit_kept(spec, new, srd, swr, fixed, store_only)
         by_gpu[name] = new
         # dram_bytes is the requested GPU's figure (the first one modelled): it moves with
         # the first GPU's that equals it
