@@ -36,13 +36,15 @@ _TEXT_EXT = {".cu", ".cuh", ".h", ".hpp", ".hh", ".cpp", ".cc", ".c", ".inc", ".
 _KERNEL = re.compile(r"__global__|#\s*include\s*[<\"]thrust/")
 
 
-def prepare_sources(program_dir: Path, dest: Path) -> list[str]:
+def prepare_sources(program_dir: Path, dest: Path) -> tuple[list[str], list[str]]:
     """Copy the program's text sources to *dest*, rewritten, keeping sub-folders (headers in
-    ``src/`` or ``map/kernels/`` launch kernels too); returns unsupported features."""
+    ``src/`` or ``map/kernels/`` launch kernels too); returns the unsupported features and
+    the libraries whose algorithms run on the host (:func:`host_libraries`)."""
     dest.mkdir(parents=True, exist_ok=True)
     problems: list[str] = []
     texts = {p: p.read_text(errors="replace") for p in _text_sources(program_dir)}
     kernels = set().union(*map(kernel_names, texts.values()))
+    on_host = sorted({lib for text in texts.values() for lib in host_libraries(text)})
     for p, text in texts.items():
         for f in unsupported_features(text):
             if f not in problems:
@@ -50,7 +52,7 @@ def prepare_sources(program_dir: Path, dest: Path) -> list[str]:
         out = dest / p.relative_to(program_dir)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(rewrite_cuda(text, kernels)[0])
-    return problems
+    return problems, on_host
 
 
 def _text_sources(program_dir: Path, depth: int = 3) -> list[Path]:
@@ -107,7 +109,7 @@ class CudaBackend(Backend):
             raise ProgramRunError(program_dir.name, "not-found", "no .cu/.cpp sources")
         tmp = Path(tempfile.mkdtemp(prefix=f"rl-cuda-{program_dir.name}-"))
         try:
-            problems = prepare_sources(program_dir, tmp)
+            problems, on_host = prepare_sources(program_dir, tmp)
             if problems:
                 raise ProgramRunError(program_dir.name, "unsupported",
                                       "uses " + ", ".join(problems))
@@ -135,14 +137,12 @@ class CudaBackend(Backend):
                 return build_and_count(self.name, program_dir, spec, args, opts,
                                        retry_valid=True)
             except ProgramRunError as e:
-                libs = sorted({lib for p in _text_sources(program_dir)
-                               for lib in host_libraries(p.read_text(errors="replace"))})
-                if e.cause != "no-launch" or not libs:
+                if e.cause != "no-launch" or not on_host:
                     raise
                 # coordinates, nosync: every GPU kernel of theirs is inside Thrust
                 raise ProgramRunError(
                     program_dir.name, "unsupported",
-                    f"launched no counted kernel: its {' and '.join(libs)} algorithms run on "
+                    f"launched no counted kernel: its {' and '.join(on_host)} algorithms run on "
                     f"the host in the CPU execution layer, uncounted ({e.detail})") from e
         finally:
             shutil.rmtree(tmp, ignore_errors=True)

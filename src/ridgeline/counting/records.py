@@ -88,6 +88,13 @@ def _written_share(srd: float, swr: float) -> float:
     return swr / (srd + swr) if srd + swr > 0 else 0.0
 
 
+def _exit_dirty_estimate(spec: GPU, srd: float, swr: float) -> float:
+    """Bytes a stored launch left dirty in *spec*'s L2 at its end, as records (which do not
+    keep the runtime's exit-dirty figure) allow: what it wrote, at most the written share of
+    a full L2."""
+    return min(32.0 * swr, _written_share(srd, swr) * spec.l2_bytes)
+
+
 #: a launch is store-only (GPU.l2_store_only_kept_kib) when it fetches at most this many
 #: sectors from DRAM per distinct sector it writes (it may read back what it wrote)
 STORE_ONLY_READS = 0.02
@@ -113,16 +120,14 @@ def _to_exit_kept(spec: GPU, v: float, srd: float, swr: float, fixed: float,
                   store_only: float | None = None) -> float:
     """A DRAM model 5 figure on *spec* moved to the kept-at-exit model (DRAM model 6): what
     the earlier model took off is added back (the ``l2_exit_writeback`` share of the dirty
-    sectors left at the end, capped like the runtime's figure, which records do not keep, by
-    the written share of a full L2; the store-only kept bytes: *store_only* when the
-    upgrade took them off itself, else as a launch reading its distinct sectors would have),
-    then the kept sectors (:func:`exit_kept_sectors`) are taken off, down to the launch's
-    fixed bytes."""
+    bytes left at the end, :func:`_exit_dirty_estimate`; the store-only kept bytes:
+    *store_only* when the upgrade took them off itself, else as a launch reading its
+    distinct sectors would have), then the kept sectors (:func:`exit_kept_sectors`) are
+    taken off, down to the launch's fixed bytes."""
     scale = spec.dram_bytes_scale
     v /= scale
     if spec.l2_exit_writeback < 1:
-        v += (1.0 - spec.l2_exit_writeback) * min(32.0 * swr,
-                                                  _written_share(srd, swr) * spec.l2_bytes)
+        v += (1.0 - spec.l2_exit_writeback) * _exit_dirty_estimate(spec, srd, swr)
     v += store_only_kept_bytes(spec, srd, swr) if store_only is None else store_only
     v = max(min(v, fixed), v - 32.0 * exit_kept_sectors(spec, swr))
     return v * scale
@@ -159,8 +164,7 @@ def upgrade_record(rec: dict[str, Any], to: int = DRAM_MODEL) -> dict[str, Any]:
             continue
         new = v
         if model < 2 <= to and spec.l2_exit_writeback < 1:
-            new += spec.l2_exit_writeback * min(
-                32.0 * swr, _written_share(srd, swr) * spec.l2_mb * (1 << 20))
+            new += spec.l2_exit_writeback * _exit_dirty_estimate(spec, srd, swr)
         if model < 3 <= to and old_t != new_t:
             depth = rec.get("local_footprint")
             new += (gpu_local_dram(spec, local, depth, new_t)

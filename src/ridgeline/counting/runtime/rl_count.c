@@ -382,7 +382,6 @@ static int classify(uintptr_t a) { /* 0 global, 1 shared, 2 local, 3 register/pa
   return 0;
 }
 
-/* count one load or store (`write`) of n bytes at a; returns its class */
 /* ---- stall watchdog. A sampled launch runs its blocks out of order (the last one second,
  * then a sample of the interior, each after up to RL_WARM_BLOCKS blocks before it); a block
  * that waits for another block (a spin on a flag that an earlier block sets: sptrsv's
@@ -416,6 +415,7 @@ static inline void stall_watch(int write) {
   else if ((++rl_loads_run & rl_stall_mask) == 0) stall_check();
 }
 
+/* count one load or store (`write`) of n bytes at a; returns its class */
 static int mem_access(uintptr_t a, uint64_t n, int write) {
   int k = classify(a);
   switch (k) {
