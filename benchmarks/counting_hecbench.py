@@ -642,7 +642,7 @@ def main() -> None:
                         "--gpu-compiler); records of a clang build say so (\"build\") and "
                         "stand for the paper-A rows, which the profiled clang builds measured")
     p.add_argument("--unroll-threshold", type=int, metavar="N",
-                   help="run: the CUDA build's loop-unrolling threshold (count-run "
+                   help="run: the build's loop-unrolling threshold (count-run "
                         "--unroll-threshold; records say so)")
     p.add_argument("--summary", help="write the summary JSON here")
     p.add_argument("--rows", help="write per-row comparison CSV here")

@@ -225,25 +225,41 @@ define internal void @.omp.reduction.reduction_func.3(ptr %0, ptr %1) {
   store double %m, ptr %a, align 8
   ret void
 }
+define internal void @.omp.reduction.reduction_func.5(ptr %0, ptr %1) {
+  %a = load ptr, ptr %0, align 8
+  %b = load ptr, ptr %1, align 8
+  %x = load i32, ptr %a, align 4
+  %y = load i32, ptr %b, align 4
+  %s = add nsw i32 %x, %y
+  store i32 %s, ptr %a, align 4
+  ret void
+}
 define void @outlined(ptr %list) {
 """ + ("  %r = call i32 @__kmpc_reduce_nowait(ptr nonnull @1, i32 0, i32 2, i64 16, "
        "ptr nonnull %list, ptr nonnull @.omp.reduction.reduction_func, ptr nonnull @lock)\n"
        "  %q = call i32 @__kmpc_reduce(ptr @1, i32 0, i32 1, i64 8, ptr %list, "
        "ptr @.omp.reduction.reduction_func.3, ptr @lock)\n"
+       "  %c = call i32 @__kmpc_reduce(ptr @1, i32 0, i32 1, i64 8, ptr %list, "
+       "ptr @.omp.reduction.reduction_func.5, ptr @lock)\n"
        "  ret void\n}\n")
 
 
 def test_reduction_combine_flops_reach_the_runtime() -> None:
     # a + reduction on a float and a * one on a double: one FLOP each per combine; max: none
-    assert reduction_flops(RED_IR) == {".omp.reduction.reduction_func": (1, 1, 0),
-                                       ".omp.reduction.reduction_func.3": (0, 0, 0)}
+    # integer sum: one integer op
+    assert reduction_flops(RED_IR) == {".omp.reduction.reduction_func": (1, 1, 0, 0),
+                                       ".omp.reduction.reduction_func.3": (0, 0, 0, 0),
+                                       ".omp.reduction.reduction_func.5": (0, 0, 0, 1)}
     text = instrument_ir(RED_IR, omp=True).text
     lines = text.splitlines()
     at = next(i for i, ln in enumerate(lines) if "@__rl_kmpc_reduce_nowait(" in ln)
-    assert lines[at - 1].strip() == "call void @__rl_omp_red_flops(i32 1, i32 1, i32 0)"
-    # the max reduction's call is left as it is (nothing to add)
-    at = next(i for i, ln in enumerate(lines) if "@__rl_kmpc_reduce(" in ln)
-    assert "__rl_omp_red_flops" not in lines[at - 1]
+    assert lines[at - 1].strip() == \
+        "call void @__rl_omp_red_flops(i32 1, i32 1, i32 0, i32 0)"
+    # the max reduction costs no FLOP, but the runtime still counts its own integer work
+    ats = [i for i, ln in enumerate(lines) if "@__rl_kmpc_reduce(" in ln]
+    assert [lines[i - 1].strip() for i in ats] == [
+        "call void @__rl_omp_red_flops(i32 0, i32 0, i32 0, i32 0)",
+        "call void @__rl_omp_red_flops(i32 0, i32 0, i32 0, i32 1)"]
 
 
 RCP_IR = """define dso_local void @r(float %a, float %b, double %c, ptr %o) {

@@ -247,7 +247,8 @@ def test_team_memory_float_atomics_retry_under_contention(libomp: None, programs
 
 def test_reductions_count_the_gpu_reduction_trees(libomp: None, programs: Path) -> None:
     n = 65536
-    dot, total, team, biggest = count_run(programs / "reduce-omp", str(n), timeout=120)
+    dot, total, team, biggest, count = count_run(programs / "reduce-omp", str(n),
+                                                  timeout=120)
     # distribute parallel for, 256 threads: a chunk of one iteration per thread; per thread
     # and chunk the multiply-add (2) and six combines, per block of 8 warps 7 more combines
     # in warp 0 and the team's own (n / 256 teams)
@@ -262,6 +263,16 @@ def test_reductions_count_the_gpu_reduction_trees(libomp: None, programs: Path) 
     assert team.flops_dp == 4 * (64 * (1 + 6) + 32 + 2)
     # max: compares and selects, no FLOP
     assert biggest.flops_dp == 0 and biggest.flops_sp == 0
+    # the device runtime's own integer work, per thread and chunk (one chunk per iteration
+    # in the combined loops, one per thread of the four teams' parallel regions)
+    red = 40  # RL_RED_INT_PER_CHUNK (rl_omp.c)
+    for r in (dot, total, biggest):
+        assert r.int_detail["int_runtime"] == red * n
+    assert team.int_detail["int_runtime"] == red * 4 * 64
+    # an integer sum: its combines are integer adds, on the single-precision tree (five per
+    # thread and chunk beyond the emulated one, seven per block of 8 warps)
+    assert count.int_detail["int_runtime"] == red * n + 5 * n + 7 * (n // 256)
+    assert count.flops_sp == count.flops_dp == 0
 
 
 def test_nowait_regions_are_counted_one_after_another(libomp: None, programs: Path) -> None:

@@ -71,9 +71,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "Makefile's build) or clang through libdevice (math calls on constants "
                    "kept as with --keep-constant-math, sqrtf approximate)")
     p.add_argument("--unroll-threshold", type=int, metavar="N",
-                   help="CUDA: the optimizer's loop-unrolling threshold (default: LLVM's; "
-                   "2000 unrolls constant-trip loops as far as nvcc does: fewer integer ops, "
-                   "but arithmetic folded across iterations can lose FLOPs the GPU executes)")
+                   help="the optimizer's loop-unrolling threshold (default: LLVM's for CUDA, "
+                   "clang's -O3 one, 300, for OpenMP; 2000 unrolls constant-trip CUDA loops "
+                   "as far as nvcc does: fewer integer ops, but arithmetic folded across "
+                   "iterations can lose FLOPs the GPU executes)")
     p.add_argument("--json", action="store_true", help="print a JSON list")
     p.set_defaults(func=run)
 

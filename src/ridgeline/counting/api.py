@@ -136,8 +136,9 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
     build that links libdevice (clang CUDA, OpenMP offload) runs them. With *approx_sqrt*
     ``sqrtf`` costs what its approximate form does (libdevice under clang takes it). With
     *nvcc_fast_math* False the Makefile's ``-use_fast_math`` (an nvcc flag) is not applied.
-    *unroll_threshold* is the CUDA build's loop-unrolling threshold (None: LLVM's default;
-    :data:`NVCC_UNROLL_THRESHOLD` unrolls as far as nvcc). The defaults of the math keywords
+    *unroll_threshold* is the build's loop-unrolling threshold (None: LLVM's default for
+    CUDA, ``omp.OMP_UNROLL_THRESHOLD`` for OpenMP; :data:`NVCC_UNROLL_THRESHOLD` unrolls as
+    far as nvcc). The defaults of the math keywords
     are nvcc's, :data:`GPU_COMPILERS` has clang's.
     With *code_size* (CUDA), each kernel is compiled with nvcc beside the run: its machine
     code joins the DRAM bytes (``code_bytes``), and a kernel whose SASS has no local memory

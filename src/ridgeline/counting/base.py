@@ -146,8 +146,8 @@ class RunOptions:
     approx_sqrt: bool = False
     #: CUDA: apply the Makefile's ``-use_fast_math`` (nvcc's flag; False for a clang build)
     nvcc_fast_math: bool = True
-    #: CUDA: the optimizer's loop-unrolling threshold (None: LLVM's default; see
-    #: ``api.NVCC_UNROLL_THRESHOLD``)
+    #: the optimizer's loop-unrolling threshold (None: the backend's default, LLVM's for
+    #: CUDA, see ``api.NVCC_UNROLL_THRESHOLD``; ``omp.OMP_UNROLL_THRESHOLD`` for OpenMP)
     unroll_threshold: int | None = None
 
 

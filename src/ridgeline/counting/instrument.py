@@ -457,7 +457,7 @@ def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("
         out = _note_reduction_flops(out, reduction_flops(text))
         out = [_OMP_EMULATED.sub(_omp_rename, ln) if ("@__kmpc_" in ln or "@omp_get_" in ln)
                else ln for ln in out]
-        out.append("declare void @__rl_omp_red_flops(i32, i32, i32)")
+        out.append("declare void @__rl_omp_red_flops(i32, i32, i32, i32)")
     out.append("declare void @__rl_ld(ptr, i64)")
     out.append("declare void @__rl_st(ptr, i64)")
     out.append("declare void @__rl_lda(ptr, i64)")
@@ -479,12 +479,13 @@ _REDUCE_CALL = re.compile(
     r"\bcall\b.*@__kmpc_(?:reduce_nowait|reduce)\(.*?ptr\s+(?:\w+\s+)*@([\w.$]*reduction_func[\w.$]*)")
 
 
-def reduction_flops(text: str) -> dict[str, tuple[int, int, int]]:
-    """Counted FLOPs (single, double, half precision) of one call of each function that an
-    OpenMP reduction hands to ``__kmpc_reduce(_nowait)``: what one thread's combine costs
-    (``+``/``*`` reductions on floats: one FLOP per variable; min/max: none)."""
+def reduction_flops(text: str) -> dict[str, tuple[int, int, int, int]]:
+    """Counted FLOPs (single, double, half precision) and integer operations of one call of
+    each function that an OpenMP reduction hands to ``__kmpc_reduce(_nowait)``: what one
+    thread's combine costs (``+``/``*`` reductions on floats: one FLOP per variable, on
+    integers one integer op; min/max on floats: none, on integers the compare)."""
     names = {m.group(1) for m in _REDUCE_CALL.finditer(text)}
-    found: dict[str, tuple[int, int, int]] = {}
+    found: dict[str, tuple[int, int, int, int]] = {}
     lines = text.split("\n")
     for i, line in enumerate(lines):
         m = _DEFINE.match(line)
@@ -495,21 +496,24 @@ def reduction_flops(text: str) -> dict[str, tuple[int, int, int]]:
             if body_line == "}":
                 break
             _static_ops(body_line, hist)
-        found[m.group(1).strip('"')] = (int(hist.get("sp", 0)), int(hist.get("dp", 0)),
-                                        int(hist.get("hp", 0)))
+        found[m.group(1).strip('"')] = (
+            int(hist.get("sp", 0)), int(hist.get("dp", 0)), int(hist.get("hp", 0)),
+            int(sum(hist.get(k, 0) for k in ("int_arith", "int_logic", "int_cmp"))))
     return found
 
 
 def _note_reduction_flops(lines: list[str],
-                          flops: dict[str, tuple[int, int, int]]) -> list[str]:
-    """Before each ``__kmpc_reduce(_nowait)`` call, tell the runtime the FLOPs of one combine
-    (rl_omp.c turns them into the GPU's warp and block reduction trees)."""
+                          flops: dict[str, tuple[int, int, int, int]]) -> list[str]:
+    """Before each ``__kmpc_reduce(_nowait)`` call, tell the runtime what one combine costs
+    (rl_omp.c turns it into the GPU's warp and block reduction trees and adds the device
+    runtime's own integer work per reduction)."""
     out: list[str] = []
     for line in lines:
         m = _REDUCE_CALL.search(line) if "@__kmpc_reduce" in line else None
-        if m and any(flops.get(m.group(1), (0, 0, 0))):
-            sp, dp, hp = flops[m.group(1)]
-            out.append(f"  call void @__rl_omp_red_flops(i32 {sp}, i32 {dp}, i32 {hp})")
+        if m:
+            sp, dp, hp, ints = flops.get(m.group(1), (0, 0, 0, 0))
+            out.append(f"  call void @__rl_omp_red_flops(i32 {sp}, i32 {dp}, i32 {hp}, "
+                       f"i32 {ints})")
         out.append(line)
     return out
 

@@ -249,8 +249,11 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
         flops[p] += extra[i]
     ints = {k: total.get(k, 0.0) * scale
             for k in (*INT_KINDS, "int_div", "int_conv", "select")}
+    # integer work the runtime adds for what the GPU runs differently (atomic retries, the
+    # OpenMP device runtime's reductions)
+    ints["int_runtime"] = float(raw.get("extra_int", 0))
     int_ops = (sum(ints[k] for k in INT_KINDS) + INT_DIV_EXTRA * ints["int_div"]
-               + raw.get("extra_int", 0))
+               + ints["int_runtime"])
     bound_rd, bound_wr = footprint_bound(raw, sscale)
     srd = min(raw["sectors_read"] * sscale, bound_rd)
     swr = min(raw["sectors_written"] * sscale, bound_wr)

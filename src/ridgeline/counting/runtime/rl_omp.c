@@ -96,7 +96,17 @@ static int em_tid = -1, em_nthreads = 1;         /* current thread (-1: not in p
 static int in_teams, in_parallel;
 static int teams_undecided; /* team count not given: set by the first distribute loop */
 /* reductions (see gpu_reduction_tree) */
+/* integer instructions of the device runtime's reduction per thread and chunk, beyond the
+ * combines: the shuffle helper's lane and offset arithmetic at each of the five steps, the
+ * warp and block bookkeeping. HeCBench's OpenMP reductions on the RTX 3080, counted with the
+ * combines' own integer ops and the per-thread OMP_DEVICE_INT_PER_THREAD: the measured
+ * integer ops leave 18-65 per thread and chunk in 9 of 11 programs (dp 57, atomicReduction
+ * 42-55, jacobi 35, norm2 33, sad 38, babelstream 24, michalewicz 65; aop 104, wordcount
+ * 135), median 41 */
+#define RL_RED_INT_PER_CHUNK 40
 static int red_flops[3];               /* FLOPs of one combine of the coming reduction */
+static int red_ints;                   /* and its integer ops */
+static int red_noted;                  /* the instrumenter described the coming reduction */
 static int64_t dist_lb, dist_ub, dist_trip; /* the current team's last distribute share */
 static int dist_valid;
 static int64_t share_iters[MAXTHREADS]; /* iterations of each thread's worksharing share */
@@ -535,10 +545,12 @@ void __rl_vol(void *p) {
  * combines once per thread. Per thread of a full warp and chunk the RTX 3080 rows measure 6
  * combines (babelstream's and dp's dot products, single and double precision: 6.0-6.4 FLOPs
  * an iteration beyond the loop body), per block and chunk W - 1 more in single precision and
- * 32 per step of the warps' tree (3 x 32 for W = 8 warps) in double precision. */
+ * 32 per step of the warps' tree (3 x 32 for W = 8 warps) in double precision. An integer
+ * combine (+, min, max on integers) follows the single-precision tree as integer ops; the
+ * runtime's own integer work adds RL_RED_INT_PER_CHUNK per thread and chunk. */
 
-void __rl_omp_red_flops(int sp, int dp, int hp) {
-  red_flops[0] = sp; red_flops[1] = dp; red_flops[2] = hp;
+void __rl_omp_red_flops(int sp, int dp, int hp, int ints) {
+  red_flops[0] = sp; red_flops[1] = dp; red_flops[2] = hp; red_ints = ints; red_noted = 1;
 }
 
 static int64_t trip_of(int64_t lb, int64_t ub, int64_t incr) {
@@ -582,9 +594,10 @@ static int ceil_log2(int64_t v) {
 /* a thread of a parallel construct reaches its reduction: count what the GPU's reduction
  * tree adds to the one combine the emulation runs */
 static void gpu_reduction_tree(void) {
-  int f[3] = {red_flops[0], red_flops[1], red_flops[2]};
-  red_flops[0] = red_flops[1] = red_flops[2] = 0;
-  if (!__rl_on || !in_parallel || em_tid < 0 || !(f[0] || f[1] || f[2])) return;
+  int f[4] = {red_flops[0], red_flops[1], red_flops[2], red_ints};
+  int noted = red_noted;
+  red_flops[0] = red_flops[1] = red_flops[2] = red_ints = red_noted = 0;
+  if (!__rl_on || !in_parallel || em_tid < 0 || !noted) return;
   int s = cur_slot();
   int combined = share_combined[s];
   int64_t n = em_nthreads;
@@ -595,13 +608,17 @@ static void gpu_reduction_tree(void) {
   int full = n <= 1 || em_tid / 32 < block / 32; /* this thread's warp is a full one */
   /* the team's chunks, counted by thread 0 */
   int64_t chunks = em_tid != 0 ? 0 : combined ? (dist_trip + block - 1) / block : 1;
-  for (int p = 0; p < 3; p++) {
+  for (int p = 0; p < 4; p++) {
     if (!f[p]) continue;
     uint64_t per_thread = k > 0 ? (uint64_t)((full ? 6 : 1) * k - 1) : 0;
     uint64_t per_block = (uint64_t)(partial ? partial - 1 : 0) +
         (p == 1 ? (uint64_t)(32 * ceil_log2(warps)) : (uint64_t)(warps - 1));
-    __rl_count_extra(p, (uint64_t)f[p] * (per_thread + per_block * (uint64_t)chunks), 0);
+    uint64_t ops = (uint64_t)f[p] * (per_thread + per_block * (uint64_t)chunks);
+    if (p < 3) __rl_count_extra(p, ops, 0);
+    else __rl_count_extra(-1, 0, ops);
   }
+  /* the device runtime's own integer work for each chunk's reduction */
+  if (k > 0) __rl_count_extra(-1, 0, (uint64_t)RL_RED_INT_PER_CHUNK * (uint64_t)k);
 }
 
 /* ---- worksharing ---------------------------------------------------------------------- */
