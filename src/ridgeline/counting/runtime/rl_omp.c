@@ -100,9 +100,10 @@ static int teams_undecided; /* team count not given: set by the first distribute
  * combines: the shuffle helper's lane and offset arithmetic at each of the five steps, the
  * warp and block bookkeeping. HeCBench's OpenMP reductions on the RTX 3080, counted with the
  * combines' own integer ops and the per-thread OMP_DEVICE_INT_PER_THREAD: the measured
- * integer ops leave 18-65 per thread and chunk in 9 of 11 programs (dp 57, atomicReduction
- * 42-55, jacobi 35, norm2 33, sad 38, babelstream 24, michalewicz 65; aop 104, wordcount
- * 135), median 41 */
+ * integer ops leave, per thread and chunk (each program's median over its regions), 24-65 in
+ * eight of twelve programs (babelstream 24, norm2 33, jacobi 35, expdist 37, sad 38,
+ * atomicReduction 47, dp 58, michalewicz 65), more in aop (104), wordcount (135) and gpp,
+ * about none in metropolis (3); median 41 */
 #define RL_RED_INT_PER_CHUNK 40
 static int red_flops[3];               /* FLOPs of one combine of the coming reduction */
 static int red_ints;                   /* and its integer ops */
