@@ -178,8 +178,9 @@ def upgrade_record(rec: dict[str, Any], to: int = DRAM_MODEL) -> dict[str, Any]:
             beyond = (new - fixed) / 32.0 - swr
             misses = min(srd, beyond) if beyond >= 0 else srd
             kept = store_only_kept_bytes(spec, misses, swr)
-            store_only, new = new, max(min(new, fixed), new - kept)
-            store_only -= new
+            after = max(min(new, fixed), new - kept)
+            # what this step took off: the model-6 step puts exactly that back
+            store_only, new = new - after, after
         if model < 5 <= to:
             new *= spec.dram_bytes_scale
         if model < 6 <= to and spec.l2_exit_kept_mib > 0:
