@@ -90,6 +90,19 @@ def test_teams_barriers_schedules_reduction(libomp: None, programs: Path, tmp_pa
     assert out.stdout.startswith("OK"), out.stdout + out.stderr
 
 
+def test_thread_queries_are_one_value_and_worksharing_is_reported(libomp: None,
+                                                                   programs: Path) -> None:
+    # 4 teams x 64 threads split by omp_get_thread_num() % mx and / mx (two calls, mx = 32 at
+    # run time): one division per thread, as the GPU's code has (the host's opaque calls,
+    # kept apart, made two); that region has no worksharing loop, the distributed one has
+    recs = {short_region_name(r.kernel): r
+            for r in count_run(programs / "teamsdiv-omp", "32", gpu="rtx3080")}
+    split, loop = recs["main_l14"], recs["main_l24"]
+    assert split.flops_sp == 256 and loop.flops_sp == 256
+    assert split.int_detail["int_div"] == 256
+    assert split.omp_worksharing is False and loop.omp_worksharing is True
+
+
 def test_many_teams_sampled(libomp: None, programs: Path) -> None:
     n = 1 << 20  # 16384 teams x 64 threads > 2^18: first, last and 8 more counted (alike)
     red = next(r for r in count_run(programs / "teams-omp", str(n), kernel="_l17",

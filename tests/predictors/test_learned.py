@@ -89,26 +89,36 @@ def test_single_row_path_matches_vectorised(table: pd.DataFrame) -> None:
 
 
 def test_counted_openmp_rows_get_the_gpu_runtime_integer_work() -> None:
-    # two counted launches of 1e6 integer ops over 4096 x 128 GPU threads: the OpenMP one
-    # gains OMP_DEVICE_INT_PER_THREAD per launched thread, the CUDA one keeps its count;
-    # uncounted rows stay NaN
-    from ridgeline.counting.omp import OMP_DEVICE_INT_PER_THREAD
+    # counted launches of 1e6 integer ops over 4096 x 128 GPU threads: an OpenMP one with a
+    # worksharing loop (or not known to lack one) gains OMP_DEVICE_INT_PER_THREAD per launched
+    # thread, one without gains OMP_DEVICE_INT_PER_THREAD_NO_LOOP, the CUDA one keeps its
+    # count; uncounted rows stay NaN
+    from ridgeline.counting.omp import (
+        OMP_DEVICE_INT_PER_THREAD,
+        OMP_DEVICE_INT_PER_THREAD_NO_LOOP,
+    )
     from ridgeline.predictors.counted import COUNTED_COLUMNS
     from ridgeline.predictors.featvec import LAUNCH_COLUMNS
 
     threads = 4096 * 128
-    rows = pd.DataFrame([{c: 0.0 for c in LAUNCH_COLUMNS + COUNTED_COLUMNS} for _ in range(3)])
+    nan = float("nan")
+    rows = pd.DataFrame([{c: 0.0 for c in LAUNCH_COLUMNS + COUNTED_COLUMNS} for _ in range(5)])
     rows["a_launched"] = np.log10(1 + threads)
-    rows["is_omp"] = [1.0, 0.0, 1.0]
-    rows["c_has"] = [1.0, 1.0, float("nan")]
-    rows["c_int"] = [np.log10(1 + 1e6), np.log10(1 + 1e6), float("nan")]
+    rows["is_omp"] = [1.0, 0.0, 1.0, 1.0, 1.0]
+    rows["c_has"] = [1.0, 1.0, nan, 1.0, 1.0]
+    rows["c_omp_loop"] = [1.0, nan, nan, 0.0, nan]
+    rows["c_int"] = [np.log10(1 + 1e6)] * 2 + [nan] + [np.log10(1 + 1e6)] * 2
     rows["c_dram"] = np.log10(1 + 1e5)
     rows["c_ai_int"] = rows["c_int"] - rows["c_dram"]
-    f = features_frame(rows, [get_gpu("a100")] * 3)
+    f = features_frame(rows, [get_gpu("a100")] * 5)
     ints = 10 ** f["c_int"].to_numpy(float) - 1
     assert ints[0] == pytest.approx(1e6 + OMP_DEVICE_INT_PER_THREAD * threads, rel=1e-9)
     assert ints[1] == pytest.approx(1e6, rel=1e-9)
     assert np.isnan(f["c_int"].iloc[2])
+    assert ints[3] == pytest.approx(1e6 + OMP_DEVICE_INT_PER_THREAD_NO_LOOP * threads,
+                                    rel=1e-9)
+    assert ints[4] == pytest.approx(ints[0], rel=1e-9)
+    assert OMP_DEVICE_INT_PER_THREAD_NO_LOOP < OMP_DEVICE_INT_PER_THREAD
     assert f["c_ai_int"].iloc[0] == pytest.approx(f["c_int"].iloc[0] - f["c_dram"].iloc[0])
 
 

@@ -77,6 +77,10 @@ class LaunchCount:
     #: OpenMP region that splits work by omp_get_team_num/omp_get_thread_num: on the host
     #: it ran as one team of one thread, so the counts cover only that share (incomplete)
     spmd_partial: bool = False
+    #: OpenMP: whether the region ran a worksharing loop (``for`` / ``distribute``), whose
+    #: per-thread set-up the GPU's runtime adds (omp.omp_device_int_ops); None when not
+    #: OpenMP or the runtime did not say
+    omp_worksharing: bool | None = None
     #: launch site / template instantiation of the same kernel name, in order of first launch
     variant: int = 0
     #: integer operations by kind (arith, logic, cmp, gep, conv) before summing

@@ -21,8 +21,8 @@ from ridgeline.counting.program import (
 )
 from ridgeline.counting.toolchain import BuildSpec, runtime_dir
 
-__all__ = ["OmpBackend", "short_region_name", "OMP_DEVICE_INT_PER_THREAD", "omp_device_int_ops",
-           "OMP_UNROLL_THRESHOLD"]
+__all__ = ["OmpBackend", "short_region_name", "OMP_DEVICE_INT_PER_THREAD",
+           "OMP_DEVICE_INT_PER_THREAD_NO_LOOP", "omp_device_int_ops", "OMP_UNROLL_THRESHOLD"]
 
 #: integer instructions the OpenMP device runtime executes per launched GPU thread that the
 #: host build does not (team and thread set-up, worksharing bounds, the generic-mode state
@@ -33,6 +33,11 @@ __all__ = ["OmpBackend", "short_region_name", "OMP_DEVICE_INT_PER_THREAD", "omp_
 #: counted ops within 2x of the measured 52% -> 70%, median ratio 0.61 -> 0.94. CUDA kernels
 #: need no such term (the best constant there is 0).
 OMP_DEVICE_INT_PER_THREAD = 30.0
+
+#: the same for a region without a worksharing loop (``target teams`` + ``parallel`` that
+#: split the work by omp_get_team_num / omp_get_thread_num themselves): no loop bounds, no
+#: chunk loop, so none of the above. Fitted like it (see DEVELOPING.md)
+OMP_DEVICE_INT_PER_THREAD_NO_LOOP = 10.0
 
 #: the loop-unrolling threshold of the OpenMP build: clang's at -O3 (LLVM's -O2 one is 150),
 #: as HeCBench's OpenMP offload builds were made. Loops of constant trip count are unrolled
@@ -46,12 +51,16 @@ OMP_DEVICE_INT_PER_THREAD = 30.0
 OMP_UNROLL_THRESHOLD = 300
 
 
-def omp_device_int_ops(launched_threads: float) -> float:
+def omp_device_int_ops(launched_threads: float, worksharing: bool | None = True) -> float:
     """Integer operations an OpenMP offload launch adds on the GPU beyond the counted
-    region body, for ``launched_threads`` = teams x threads of the GPU launch."""
+    region body, for ``launched_threads`` = teams x threads of the GPU launch.
+    *worksharing*: whether the region ran a worksharing loop (LaunchCount.omp_worksharing;
+    None, unknown, counts as one)."""
     if not launched_threads or launched_threads != launched_threads or launched_threads < 0:
         return 0.0
-    return OMP_DEVICE_INT_PER_THREAD * launched_threads
+    per = OMP_DEVICE_INT_PER_THREAD_NO_LOOP if worksharing is False \
+        else OMP_DEVICE_INT_PER_THREAD
+    return per * launched_threads
 
 log = logging.getLogger(__name__)
 _TARGET = re.compile(r"#\s*pragma\s+omp\s+target\b")

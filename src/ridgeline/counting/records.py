@@ -328,6 +328,8 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
         homogeneous=_homogeneous(raw.get("block_work", [])),
         int_detail=ints,
         spmd_partial=bool(raw.get("spmd", 0)),
+        omp_worksharing=bool(raw["omp_shares"]) if backend == "omp" and "omp_shares" in raw
+        else None,
     )
     if gpu is not None:
         rec.dram_bytes = by_gpu.get(gpu)

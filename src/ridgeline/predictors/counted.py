@@ -56,7 +56,7 @@ DATASET_BUILD = {"paper-a": "clang"}
 COUNTED_COLUMNS = ["c_has", "c_sp", "c_dp", "c_hp", "c_int", "c_arith", "c_logic", "c_cmp",
                    "c_gep", "c_conv", "c_select", "c_load_b", "c_store_b", "c_loads",
                    "c_stores", "c_shared", "c_atomics", "c_dram", "c_ai_sp", "c_ai_dp",
-                   "c_ai_int"]
+                   "c_ai_int", "c_omp_loop"]
 _KEYS = ["source", "exe_args", "kernel", "gpu"]
 #: launch sizes of a row (normalised ``256,1,1``), keyed on where the counted table has them
 _SHAPE = ["grid", "block"]
@@ -146,6 +146,9 @@ def launch_record_features(rec: dict[str, Any], gpu: str | None) -> dict[str, fl
         "c_loads": _lg(rec.get("global_loads")), "c_stores": _lg(rec.get("global_stores")),
         "c_shared": _lg(rec.get("shared_accesses")), "c_atomics": _lg(rec.get("atomics")),
         "c_dram": _lg(dram),
+        # OpenMP: 1 when the region ran a worksharing loop, 0 when not, NaN unknown / CUDA
+        "c_omp_loop": float("nan") if rec.get("omp_worksharing") is None
+        else float(bool(rec["omp_worksharing"])),
     }
     for p, col in (("sp", "c_ai_sp"), ("dp", "c_ai_dp"), ("int", "c_ai_int")):
         f[col] = f[{"sp": "c_sp", "dp": "c_dp", "int": "c_int"}[p]] - f["c_dram"]

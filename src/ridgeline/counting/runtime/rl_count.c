@@ -24,6 +24,7 @@ int __rl_on;                 /* memory hooks record only while set */
 int __rl_data_partial;
 static int rl_in_kernel;
 int __rl_spmd_flag; /* launch known to cover only part of its threads (none set it now) */
+int __rl_omp_shares; /* OpenMP: worksharing-loop set-ups (for / distribute) the region ran */
 int __rl_omp_active; /* inside an OpenMP target region (rl_omp.c emulates its teams) */
 int __rl_in_kernel_now(void) { return rl_in_kernel; }
 static uintptr_t rl_stack_lo, rl_stack_hi; /* current thread or fiber stack: local memory */
@@ -656,6 +657,7 @@ int __rl_kbegin(const char *name) {
   blocks_total = blocks_counted = 1;
   nblock_work = 0;
   __rl_spmd_flag = 0;
+  __rl_omp_shares = 0;
   grid_s[0] = block_s[0] = 0;
   return 0;
 }
@@ -975,6 +977,7 @@ static void emit(void) {
   fprintf(f, ",\"alloc_sectors\":[%llu,%llu]", (unsigned long long)ard, (unsigned long long)awr);
   fprintf(f, ",\"extra_flops\":[%.17g,%.17g,%.17g],\"extra_int\":%.17g", rl_extra_w[0],
           rl_extra_w[1], rl_extra_w[2], rl_extra_w[3]);
+  fprintf(f, ",\"omp_shares\":%d", __rl_omp_shares);
   fprintf(f, ",\"spmd\":%d,\"local_depth\":%llu,\"unchecked_div\":%llu", __rl_spmd_flag,
           (unsigned long long)rl_local_depth, (unsigned long long)rl_unchecked_div);
   fprintf(f, ",\"sectors_read\":%llu,\"sectors_written\":%llu,\"l2\":[",

@@ -352,6 +352,9 @@ static int fa_seq_dirty;
 extern void __rl_count_cas_retries(double k, uint64_t blocks, int prec);
 extern int __rl_mem_class(const void *p);
 extern void __rl_count_extra(int prec, uint64_t flops, uint64_t intops);
+/* worksharing-loop set-ups of the launch (rl_count.c reports whether there were any: the
+ * GPU's per-thread loop scaffolding, omp.omp_device_int_ops, comes with them) */
+extern int __rl_omp_shares;
 
 void __rl_fatomic(void *p, int prec) {
   if (!__rl_on || __rl_mem_class(p) == 0) return; /* device global memory: native */
@@ -668,6 +671,7 @@ static void static_share(int sched, int *plast, int64_t *lb, int64_t *ub, int64_
       __kmpc_for_static_init_##SUF(loc, gtid, sched, plast, plb, pub, pst, incr, chunk);   \
       return;                                                                               \
     }                                                                                       \
+    __rl_omp_shares++;                                                                      \
     int64_t lb = (int64_t)*plb, ub = (int64_t)*pub, st = 0;                                 \
     note_share_in(sched, lb, ub, (int64_t)incr, (int64_t)chunk);                             \
     static_share(sched, plast, &lb, &ub, &st, (int64_t)incr, (int64_t)chunk);              \
@@ -696,6 +700,7 @@ static int cur_slot(void) { return in_parallel && em_tid >= 0 ? em_tid : 0; }
       __kmpc_dispatch_init_##SUF(loc, gtid, sched, lb, ub, st, chunk);                      \
       return;                                                                               \
     }                                                                                       \
+    __rl_omp_shares++;                                                                      \
     int s = cur_slot(), last = 0;                                                           \
     int64_t l = (int64_t)lb, u = (int64_t)ub, stride = 0;                                   \
     static_share(34, &last, &l, &u, &stride, (int64_t)st, 0);                               \
