@@ -437,7 +437,8 @@ def _row(model: str, src: str, kern: str, g: pd.Series, mean: dict, rule) -> dic
     gname = gpu.name
     dram = mean["dram"].get(gname, 0.0)
     # OpenMP: the GPU's OpenMP runtime adds integer work per launched thread (row's launch)
-    ints = mean["int_ops"] + (omp_device_int_ops(_launched(g), mean["omp_worksharing"])
+    threads = _launched(g)
+    ints = mean["int_ops"] + (omp_device_int_ops(threads, mean["omp_worksharing"])
                               if model == "omp" else 0.0)
     row = {"source": src, "kernel": kern, "device": g["device"],
            "flops": mean["flops_sp"] + mean["flops_dp"], "flops_gt": g["SP_FLOP"] + g["DP_FLOP"],
@@ -445,7 +446,7 @@ def _row(model: str, src: str, kern: str, g: pd.Series, mean: dict, rule) -> dic
            **{f"n_{k}": v for k, v in sorted(mean["int_detail"].items())},
            "sectors_read": mean["sectors_read"], "sectors_written": mean["sectors_written"],
            "int": ints, "int_cpu": mean["int_ops"], "int_gt": g["int_ops"], "dram": dram,
-           "threads": _launched(g), "omp_loop": mean["omp_worksharing"],
+           "threads": threads, "omp_loop": mean["omp_worksharing"],
            "dram_gt": g["bytes_total"]}
     ours = Counts(mean["flops_sp"], mean["flops_dp"], 0.0, ints, dram)
     theirs = Counts(g["SP_FLOP"], g["DP_FLOP"], 0.0, g["int_ops"], g["bytes_total"])

@@ -350,9 +350,8 @@ def _add_omp_runtime_int(base: pd.DataFrame) -> None:
     if not rows.any():
         return
     launched = 10.0 ** base.loc[rows, "a_launched"].to_numpy(float) - 1.0
-    loop = base.loc[rows, "c_omp_loop"].to_numpy(float) if "c_omp_loop" in base \
-        else np.full(len(launched), np.nan)
-    extra = np.array([omp_device_int_ops(t, bool(lp != 0.0))
+    loop = base.loc[rows, "c_omp_loop"].to_numpy(float)  # features_frame fills it (NaN)
+    extra = np.array([omp_device_int_ops(t, None if np.isnan(lp) else bool(lp))
                       for t, lp in zip(launched, loop, strict=True)])
     c_int = np.log10(10.0 ** base.loc[rows, "c_int"].to_numpy(float) + extra)
     base.loc[rows, "c_ai_int"] = base.loc[rows, "c_ai_int"].to_numpy(float) + (
