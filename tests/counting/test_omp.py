@@ -11,6 +11,7 @@ import pytest
 from ridgeline.counting import count_run
 from ridgeline.counting.omp import short_region_name
 from ridgeline.counting.records import LAUNCH_DRAM_FLOOR
+from ridgeline.counting.toolchain import BuildSpec, build_instrumented
 from tests.counting.conftest import check_sampled_stencil, kept
 
 pytestmark = pytest.mark.slow
@@ -101,6 +102,25 @@ def test_thread_queries_are_one_value_and_worksharing_is_reported(libomp: None,
     assert split.flops_sp == 256 and loop.flops_sp == 256
     assert split.int_detail["int_div"] == 256
     assert split.omp_worksharing is False and loop.omp_worksharing is True
+
+
+def test_constant_address_offsets_are_free_as_in_the_nvptx_back_end(libomp: None,
+                                                                     programs: Path) -> None:
+    # 8 teams x 256 threads; the five taps of a thread read tile[ty][tx + 6 + k]: one address
+    # and five offsets the loads carry, as NVPTX's straight-line passes build it. Address
+    # arithmetic per thread: the input element, the tile element and the output element (3),
+    # plus the right halo's tile element for the 256 threads with tx < 8 (its input is the
+    # thread's own input address plus 64 elements). The generic passes count 17280 (each tap
+    # its own index add and address)
+    taps = count_run(programs / "taps-omp", "256", gpu="rtx3080")[0]
+    assert taps.flops_sp == 5 * 2048
+    assert taps.int_detail["int_gep"] == 3 * 2048 + 256
+
+
+def test_unknown_codegen_is_refused(tmp_path: Path, programs: Path) -> None:
+    spec = BuildSpec(sources=[programs / "taps-omp" / "main.cpp"], model="omp", codegen="x")
+    with pytest.raises(ValueError, match="codegen 'x'"):
+        build_instrumented(spec, tmp_path)
 
 
 def test_many_teams_sampled(libomp: None, programs: Path) -> None:

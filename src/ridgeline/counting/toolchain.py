@@ -26,7 +26,8 @@ from ridgeline.counting.instrument import (
 )
 from ridgeline.errors import CompileError, MissingDependencyError
 
-__all__ = ["Toolchain", "find_toolchain", "BuildSpec", "build_instrumented", "runtime_dir"]
+__all__ = ["Toolchain", "find_toolchain", "BuildSpec", "build_instrumented", "runtime_dir",
+           "CODEGEN_PASSES"]
 
 log = logging.getLogger(__name__)
 INSTALL = "apt-get install clang-15 llvm-15 libomp-15-dev (or: bash scripts/setup.d/50-count.sh)"
@@ -89,6 +90,32 @@ class BuildSpec:
     #: the optimizer's loop-unrolling threshold (``opt -unroll-threshold``; None: LLVM's
     #: default): see ``api.NVCC_UNROLL_THRESHOLD``
     unroll_threshold: int | None = None
+    #: which GPU back end's IR passes run after the optimizer, before counting (a key of
+    #: :data:`CODEGEN_PASSES`)
+    codegen: str = "generic"
+
+
+#: IR passes a GPU compiler's back end runs after the optimizer, before instruction selection,
+#: that change what a thread executes; run here after ``default<O2>``, before counting.
+#: ``generic``: loop strength reduction, which turns index arithmetic into pointer increments
+#: as the GPU's compilers do (hellinger's inner loop counts 4.0 integer ops per iteration with
+#: it, 4.8 measured, 7.0 without; over a 50-program CUDA / 40-program OpenMP sample, integer
+#: ops within 2x of the measured 73.0% -> 79.6% / 71.9% -> 75.3%, FLOPs unchanged).
+#: ``nvptx``: LLVM's NVPTX back end, which builds clang's OpenMP offload (and CUDA) code: its
+#: straight-line scalar optimizations (``NVPTXPassConfig::addStraightLineScalarOptimization
+#: Passes``) split the constant part off every address (``a[i + 9]`` is ``a[i]`` plus an
+#: offset the load instruction carries, so the unrolled taps of a stencil share one address
+#: register), strength-reduce and reassociate what is left and remove the copies, before the
+#: common loop strength reduction, after which it removes duplicates once more (LSR expands an
+#: address per use: boxfilter's four byte loads of one uchar4 made four shifts and four
+#: addresses). convolutionSeparable-omp's row filter: 2.47 G integer ops counted with
+#: ``generic``, 0.31 G with ``nvptx``, 0.28 G measured; effect over the HeCBench OpenMP rows in
+#: the README ("Latest" under execution counting)
+CODEGEN_PASSES: dict[str, str] = {
+    "generic": "loop-reduce",
+    "nvptx": "separate-const-offset-from-gep,slsr,early-cse,nary-reassociate,early-cse,"
+             "loop-reduce,early-cse",
+}
 
 
 def _run(cmd: list[str], what: str, cwd: Path | None = None, timeout: float = 300) -> None:
@@ -137,6 +164,8 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
     """Compile, instrument and link *spec* in *workdir*; returns the executable. The static
     block table goes to ``workdir/blocks.json``."""
     tc = find_toolchain()
+    if spec.codegen not in CODEGEN_PASSES:
+        raise ValueError(f"BuildSpec.codegen {spec.codegen!r}: one of {sorted(CODEGEN_PASSES)}")
     workdir.mkdir(parents=True, exist_ok=True)
     objs: list[Path] = []
     blocks: dict[int, dict[str, float]] = {}
@@ -154,16 +183,13 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
             text, names = wrap_omp_regions(text)
             kernels += names
         ll0.write_text(text)
-        # no vectorization: per-thread scalar code is what a GPU thread executes. Loop
-        # strength reduction (a code-generation pass, run here before counting) turns index
-        # arithmetic into pointer increments as the GPU's compilers do: hellinger's inner
-        # loop counts 4.0 integer ops per iteration with it (4.8 measured), 7.0 without; over
-        # a 50-program CUDA / 40-program OpenMP sample, integer ops within 2x of the
-        # measured 73.0% -> 79.6% / 71.9% -> 75.3%, FLOPs unchanged. Vector values the
-        # optimizer builds anyway (struct copies such as float2 become <2 x float>) are split
-        # into scalars and the lanes nothing uses dropped: hausdorff's float2 difference was
-        # two <2 x float> subtractions with one lane used each (8 FLOPs counted, 5 measured)
-        _run([tc.opt, "-passes=default<O2>,scalarizer,early-cse,dce,loop-reduce",
+        # no vectorization: per-thread scalar code is what a GPU thread executes. Vector
+        # values the optimizer builds anyway (struct copies such as float2 become
+        # <2 x float>) are split into scalars and the lanes nothing uses dropped: hausdorff's
+        # float2 difference was two <2 x float> subtractions with one lane used each (8 FLOPs
+        # counted, 5 measured). Then the back end's passes (CODEGEN_PASSES)
+        _run([tc.opt, "-passes=default<O2>,scalarizer,early-cse,dce,"
+              + CODEGEN_PASSES[spec.codegen],
               "-vectorize-loops=false", "-vectorize-slp=false",
               *([f"-unroll-threshold={spec.unroll_threshold}"]
                 if spec.unroll_threshold is not None else []),
