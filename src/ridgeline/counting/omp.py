@@ -31,12 +31,14 @@ __all__ = ["OmpBackend", "short_region_name", "OMP_DEVICE_INT_PER_THREAD",
 #: chose 30 in four folds of five (35 in one) once divisions by run-time values are counted
 #: (``records.INT_DIV_EXTRA``; before that it chose 60-75, the term then stood in for them);
 #: counted ops within 2x of the measured 52% -> 70%, median ratio 0.61 -> 0.94. CUDA kernels
-#: need no such term (the best constant there is 0).
+#: need no such term (the best constant there is 0). Refitted on the counts with the NVPTX
+#: address passes (toolchain.CODEGEN_PASSES): 30 in five folds of five.
 OMP_DEVICE_INT_PER_THREAD = 30.0
 
 #: the same for a region without a worksharing loop (``target teams`` + ``parallel`` that
 #: split the work by omp_get_team_num / omp_get_thread_num themselves): no loop bounds, no
-#: chunk loop, so none of the above. Fitted like it (see DEVELOPING.md)
+#: chunk loop, so none of the above. Fitted like it (see DEVELOPING.md); with the NVPTX
+#: address passes 10 again in three folds of five (25 and 5 in the others)
 OMP_DEVICE_INT_PER_THREAD_NO_LOOP = 10.0
 
 #: the loop-unrolling threshold of the OpenMP build: clang's at -O3 (LLVM's -O2 one is 150),
