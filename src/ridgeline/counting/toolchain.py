@@ -109,8 +109,8 @@ class BuildSpec:
 #: common loop strength reduction, after which it removes duplicates once more (LSR expands an
 #: address per use: boxfilter's four byte loads of one uchar4 made four shifts and four
 #: addresses). convolutionSeparable-omp's row filter: 2.47 G integer ops counted with
-#: ``generic``, 0.31 G with ``nvptx``, 0.28 G measured; effect over the HeCBench OpenMP rows in
-#: the README ("Latest" under execution counting)
+#: ``generic``, 0.31 G with ``nvptx`` (both before the OpenMP runtime term), 0.29 G measured;
+#: effect over the HeCBench OpenMP rows in the README ("Latest" under execution counting)
 CODEGEN_PASSES: dict[str, str] = {
     "generic": "loop-reduce",
     "nvptx": "separate-const-offset-from-gep,slsr,early-cse,nary-reassociate,early-cse,"
