@@ -24,6 +24,7 @@ from ridgeline.counting.instrument import (
     reachable,
     wrap_omp_regions,
 )
+from ridgeline.counting.ompshared import scope_team_variables
 from ridgeline.errors import CompileError, MissingDependencyError
 
 __all__ = ["Toolchain", "find_toolchain", "BuildSpec", "build_instrumented", "runtime_dir",
@@ -180,7 +181,7 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
              f"clang on {src.name}", timeout=timeout)
         text = keep_sign_products(keep_negative_one_divisions(ll0.read_text()))
         if spec.model == "omp":
-            text, names = wrap_omp_regions(text)
+            text, names = wrap_omp_regions(scope_team_variables(text))
             kernels += names
         ll0.write_text(text)
         # no vectorization: per-thread scalar code is what a GPU thread executes. Vector

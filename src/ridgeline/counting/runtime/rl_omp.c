@@ -526,6 +526,10 @@ static void wait_in_team(int st) {
   if (!_setjmp(f->jb)) _longjmp(sched_jb, 1);
 }
 
+/* a team variable another thread may read or write at the synchronizing call beside this
+ * one (see ompshared.py): nothing to do at run time, the call only orders the optimizer */
+void __rl_omp_shared(void *var) { (void)var; }
+
 void __rl_kmpc_barrier(ident_t *loc, int gtid) {
   if (!__rl_omp_active) { __kmpc_barrier(loc, gtid); return; }
   wait_in_team(WAIT);
