@@ -223,6 +223,50 @@ def test_team_array_whose_address_the_region_stores_keeps_its_aliases(toolchain:
     assert text.count(f"call void @{SHARED_FN}(") == 2 * 2
 
 
+_HELPER_WITH_BARRIER = """
+#include <omp.h>
+static void step(int *a, int t) {
+  a[t] += 1;
+  #pragma omp barrier
+}
+int main() {
+  int out[64];
+  #pragma omp target teams num_teams(2) thread_limit(32) map(from: out[0:64])
+  {
+    int a[32];
+    #pragma omp parallel
+    {
+      int t = omp_get_thread_num();
+      a[t] = t;
+      step(a, t);
+      out[omp_get_team_num() * 32 + t] = a[(t + 1) % 32];
+    }
+  }
+  return out[0] == 2 ? 0 : 1;
+}
+"""
+
+
+def test_region_calling_a_helper_that_waits_at_a_barrier_is_left_alone(toolchain: None,
+                                                                        tmp_path: Path) -> None:
+    # once step() is inlined its barrier would have no opaque calls around it, and a[(t + 1)
+    # % 32] could be read before the neighbour's increment: nothing of the region is marked
+    from ridgeline.counting.ompshared import SHARED_FN, scope_team_variables
+    from ridgeline.counting.toolchain import find_toolchain
+
+    src = tmp_path / "helper.c"  # C: the helper is called, not invoked
+    src.write_text(_HELPER_WITH_BARRIER)
+    ll = tmp_path / "helper.ll"
+    subprocess.run([find_toolchain().clang, "-fopenmp", "-O2", "-Xclang", "-disable-llvm-passes",
+                    "-emit-llvm", "-S", "-w", str(src), "-o", str(ll)], check=True)
+    before = ll.read_text()
+    assert scope_team_variables(before) == before
+    # the same region without the helper's barrier is marked
+    text = scope_team_variables(before.replace("call void @__kmpc_barrier(", "call void @foo(", 1)
+                                + "\ndeclare void @foo(ptr, i32)\n")
+    assert text != before and f"@{SHARED_FN}(" not in text
+
+
 def test_unknown_codegen_is_refused(tmp_path: Path, programs: Path) -> None:
     spec = BuildSpec(sources=[programs / "taps-omp" / "main.cpp"], model="omp", codegen="x")
     with pytest.raises(ValueError, match="codegen 'x'"):

@@ -18,9 +18,11 @@ parallel region does not store its address anywhere but in its own locals. The t
 threads change those variables only between synchronization points (the counting runtime runs
 them as cooperative fibers that switch at barriers and volatile accesses), so around each
 runtime call that synchronizes (``__kmpc_*``, ``omp_*`` other than the thread and team
-queries, or a function of the module that waits at a barrier) the parameters the region
-writes are handed to an opaque function, ``__rl_omp_shared`` (a no-op in the runtime): their
-stores stay before the call and their loads after it.
+queries) the parameters the region writes are handed to an opaque function,
+``__rl_omp_shared`` (a no-op in the runtime): their stores stay before the call and their
+loads after it. A region that calls a function of the module that synchronizes (directly or
+through others) is left as it is, since once inlined that function's barriers would have no
+such calls around them; so is one that reaches a synchronizing call through ``invoke``.
 """
 
 from __future__ import annotations
@@ -199,8 +201,19 @@ def scope_team_variables(text: str) -> str:
                 forks.setdefault(callee, []).append((caller, k, args[3:]))
     teams = {f for f, sites in forks.items()
              if any("fork_teams" in lines[k] for _, k, _ in sites)}
-    barrier_fns = {f for f, (a, b) in funcs.items()
-                   if any("@__kmpc_barrier(" in lines[k] for k in range(a + 1, b))}
+    # functions of the module that synchronize, directly or through others: once inlined,
+    # their barriers would have no opaque calls around them
+    calls = {f: {m.group(2) for k in range(a + 1, b) if (m := _SYNC_CALL.match(lines[k]))}
+             for f, (a, b) in funcs.items()}
+    sync_fns = {f for f, cs in calls.items()
+                if any(c.startswith(("__kmpc_", "omp_")) and c not in _QUERIES for c in cs)}
+    grew = True
+    while grew:
+        grew = False
+        for f, cs in calls.items():
+            if f not in sync_fns and cs & sync_fns:
+                sync_fns.add(f)
+                grew = True
     inserts: dict[int, tuple[list[str], list[str]]] = {}
     for par, sites in forks.items():
         if par not in funcs or len(sites) != 1:
@@ -251,13 +264,12 @@ def scope_team_variables(text: str) -> str:
             if not m:
                 continue
             callee = m.group(2)
-            if callee in _QUERIES or not (callee.startswith(("__kmpc_", "omp_"))
-                                          or callee in barrier_fns):
-                continue
-            if m.group(1) == "invoke":
-                bad = True  # the call after it would go to its normal successor: left as is
+            if callee in sync_fns or (m.group(1) == "invoke" and callee not in _QUERIES
+                                      and callee.startswith(("__kmpc_", "omp_"))):
+                bad = True  # a helper that synchronizes, or an invoke: left as it is
                 break
-            sync.append(k)
+            if callee.startswith(("__kmpc_", "omp_")) and callee not in _QUERIES:
+                sync.append(k)
         if bad:
             continue
         for k in sync if written else []:
