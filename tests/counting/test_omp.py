@@ -10,8 +10,9 @@ import pytest
 
 from ridgeline.counting import count_run
 from ridgeline.counting.omp import short_region_name
+from ridgeline.counting.ompshared import SHARED_FN, scope_team_variables
 from ridgeline.counting.records import LAUNCH_DRAM_FLOOR
-from ridgeline.counting.toolchain import BuildSpec, build_instrumented
+from ridgeline.counting.toolchain import BuildSpec, build_instrumented, find_toolchain
 from tests.counting.conftest import check_sampled_stencil, kept
 
 pytestmark = pytest.mark.slow
@@ -130,6 +131,15 @@ def test_team_variables_are_apart_from_buffers_as_on_the_gpu(libomp: None,
     assert few.global_stores == many.global_stores == 256
 
 
+def _unoptimized_ir(src: Path, code: str) -> str:
+    """*code* written to *src* and compiled by clang to OpenMP host IR before optimization."""
+    src.write_text(code)
+    ll = src.with_suffix(".ll")
+    subprocess.run([find_toolchain().clang, "-fopenmp", "-O2", "-Xclang", "-disable-llvm-passes",
+                    "-emit-llvm", "-S", "-w", str(src), "-o", str(ll)], check=True)
+    return ll.read_text()
+
+
 _ALIASED_TEAM_ARRAY = """
 #include <omp.h>
 int main() {
@@ -157,15 +167,7 @@ def test_team_array_reached_through_a_team_pointer_keeps_its_aliases(toolchain: 
     # the team-local buf is also written through p: its parameter stays without noalias;
     # p and n themselves (scalars only the fork sees) get it; the barrier is bracketed by
     # the opaque call for the parameter the region writes through (buf's)
-    from ridgeline.counting.ompshared import SHARED_FN, scope_team_variables
-    from ridgeline.counting.toolchain import find_toolchain
-
-    src = tmp_path / "alias.cpp"
-    src.write_text(_ALIASED_TEAM_ARRAY)
-    ll = tmp_path / "alias.ll"
-    subprocess.run([find_toolchain().clang, "-fopenmp", "-O2", "-Xclang", "-disable-llvm-passes",
-                    "-emit-llvm", "-S", "-w", str(src), "-o", str(ll)], check=True)
-    text = scope_team_variables(ll.read_text())
+    text = scope_team_variables(_unoptimized_ir(tmp_path / "alias.cpp", _ALIASED_TEAM_ARRAY))
     heads = [ln for ln in text.splitlines()
              if ln.startswith("define") and "omp_outlined" in ln and "dereferenceable(128)" in ln]
     assert len(heads) == 1, heads
@@ -204,15 +206,8 @@ def test_team_array_whose_address_the_region_stores_keeps_its_aliases(toolchain:
     # the region stores a's address in the team variable cur and reads a through it: a keeps
     # its aliases; b (132 bytes) and cur get noalias, and as the region writes both, each is
     # handed to the opaque call before and after the barrier
-    from ridgeline.counting.ompshared import SHARED_FN, scope_team_variables
-    from ridgeline.counting.toolchain import find_toolchain
-
-    src = tmp_path / "stored.cpp"
-    src.write_text(_TEAM_ARRAY_ADDRESS_STORED)
-    ll = tmp_path / "stored.ll"
-    subprocess.run([find_toolchain().clang, "-fopenmp", "-O2", "-Xclang", "-disable-llvm-passes",
-                    "-emit-llvm", "-S", "-w", str(src), "-o", str(ll)], check=True)
-    text = scope_team_variables(ll.read_text())
+    text = scope_team_variables(_unoptimized_ir(tmp_path / "stored.cpp",
+                                                _TEAM_ARRAY_ADDRESS_STORED))
     head = next(ln for ln in text.splitlines()
                 if ln.startswith("define") and "dereferenceable(132)" in ln)
     params = head.split("(", 1)[1].split(", ")
@@ -251,20 +246,16 @@ def test_region_calling_a_helper_that_waits_at_a_barrier_is_left_alone(toolchain
                                                                         tmp_path: Path) -> None:
     # once step() is inlined its barrier would have no opaque calls around it, and a[(t + 1)
     # % 32] could be read before the neighbour's increment: nothing of the region is marked
-    from ridgeline.counting.ompshared import SHARED_FN, scope_team_variables
-    from ridgeline.counting.toolchain import find_toolchain
-
-    src = tmp_path / "helper.c"  # C: the helper is called, not invoked
-    src.write_text(_HELPER_WITH_BARRIER)
-    ll = tmp_path / "helper.ll"
-    subprocess.run([find_toolchain().clang, "-fopenmp", "-O2", "-Xclang", "-disable-llvm-passes",
-                    "-emit-llvm", "-S", "-w", str(src), "-o", str(ll)], check=True)
-    before = ll.read_text()
+    # C: the helper is called, not invoked
+    before = _unoptimized_ir(tmp_path / "helper.c", _HELPER_WITH_BARRIER)
+    assert before.count("@__kmpc_barrier(") == 2  # the helper's call, the declaration
     assert scope_team_variables(before) == before
-    # the same region without the helper's barrier is marked
-    text = scope_team_variables(before.replace("call void @__kmpc_barrier(", "call void @foo(", 1)
-                                + "\ndeclare void @foo(ptr, i32)\n")
-    assert text != before and f"@{SHARED_FN}(" not in text
+    # the same region, the helper's runtime calls made ordinary ones: marked, nothing to order
+    plain = before.replace("call void @__kmpc_barrier(", "call void @foo(") \
+        .replace("call i32 @__kmpc_global_thread_num(", "call i32 @bar(") \
+        + "\ndeclare void @foo(ptr, i32)\ndeclare i32 @bar(ptr)\n"
+    text = scope_team_variables(plain)
+    assert text != plain and "ptr noalias" in text and f"@{SHARED_FN}(" not in text
 
 
 def test_unknown_codegen_is_refused(tmp_path: Path, programs: Path) -> None:
