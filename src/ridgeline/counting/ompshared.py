@@ -48,6 +48,12 @@ _NOCAPTURE_CALLS = re.compile(r"@llvm\.(?:lifetime\.(?:start|end)|memset|memcpy|
                               r"[\w.]*\(")
 
 
+def _synchronizes(callee: str) -> bool:
+    """Whether a call of *callee* is a runtime call that synchronizes the team (any
+    ``__kmpc_*`` or ``omp_*`` but the thread and team queries)."""
+    return callee.startswith(("__kmpc_", "omp_")) and callee not in _QUERIES
+
+
 def _functions(lines: list[str]) -> dict[str, tuple[int, int]]:
     """name -> (index of its ``define`` line, index of its closing ``}``)."""
     out: dict[str, tuple[int, int]] = {}
@@ -189,7 +195,8 @@ def scope_team_variables(text: str) -> str:
         return text
     lines = text.split("\n")
     funcs = _functions(lines)
-    forks: dict[str, list[tuple[str, int, list[str]]]] = {}  # callee -> (caller, line, args)
+    # callee -> (caller, "call" or "teams", the fork's arguments to the callee)
+    forks: dict[str, list[tuple[str, str, list[str]]]] = {}
     for caller, (a, b) in funcs.items():
         for k in range(a + 1, b):
             m = _FORK.search(lines[k])
@@ -198,15 +205,13 @@ def scope_team_variables(text: str) -> str:
             args = split_top(_split_params(lines[k][m.end():])[0])
             if len(args) >= 3:
                 callee = args[2].split()[-1].lstrip("@")
-                forks.setdefault(callee, []).append((caller, k, args[3:]))
-    teams = {f for f, sites in forks.items()
-             if any("fork_teams" in lines[k] for _, k, _ in sites)}
+                forks.setdefault(callee, []).append((caller, m.group(1), args[3:]))
+    teams = {f for f, sites in forks.items() if any(kind == "teams" for _, kind, _ in sites)}
     # functions of the module that synchronize, directly or through others: once inlined,
     # their barriers would have no opaque calls around them
     calls = {f: {m.group(2) for k in range(a + 1, b) if (m := _SYNC_CALL.match(lines[k]))}
              for f, (a, b) in funcs.items()}
-    sync_fns = {f for f, cs in calls.items()
-                if any(c.startswith(("__kmpc_", "omp_")) and c not in _QUERIES for c in cs)}
+    sync_fns = {f for f, cs in calls.items() if any(map(_synchronizes, cs))}
     grew = True
     while grew:
         grew = False
@@ -218,8 +223,8 @@ def scope_team_variables(text: str) -> str:
     for par, sites in forks.items():
         if par not in funcs or len(sites) != 1:
             continue
-        caller, fork_line, args = sites[0]
-        if caller not in teams or "fork_call" not in lines[fork_line]:
+        caller, kind, args = sites[0]
+        if caller not in teams or kind != "call":
             continue
         d0, d1 = funcs[par]
         head = lines[d0]
@@ -231,13 +236,14 @@ def scope_team_variables(text: str) -> str:
         c0, c1 = funcs[caller]
         cbody = lines[c0 + 1:c1]
         body = lines[d0 + 1:d1]
+        caller_allocas = {m.group(1) for ln in cbody if (m := _ALLOCA.match(ln))}
+        # the forks (this one, and others to parallel regions after it) pass a variable for
+        # the length of the call only
+        forks_at = {k for k, ln in enumerate(cbody) if "@__kmpc_fork_call(" in ln}
         safe: list[int] = []
         for j, (param, arg) in enumerate(zip(params[2:], args, strict=True), start=2):
             value = arg.split()[-1]
-            if any(_ALLOCA.match(ln) and ln.split("=")[0].strip() == value for ln in cbody):
-                # the forks (this one, and others to parallel regions after it) pass the
-                # variable for the length of the call only
-                forks_at = {k for k, ln in enumerate(cbody) if "@__kmpc_fork_call(" in ln}
+            if value in caller_allocas:
                 vals, slot_stores = _follow(cbody, {value})
                 if not _accesses(cbody, vals, forks_at | slot_stores)[1]:
                     safe.append(j)
@@ -264,11 +270,10 @@ def scope_team_variables(text: str) -> str:
             if not m:
                 continue
             callee = m.group(2)
-            if callee in sync_fns or (m.group(1) == "invoke" and callee not in _QUERIES
-                                      and callee.startswith(("__kmpc_", "omp_"))):
+            if callee in sync_fns or (m.group(1) == "invoke" and _synchronizes(callee)):
                 bad = True  # a helper that synchronizes, or an invoke: left as it is
                 break
-            if callee.startswith(("__kmpc_", "omp_")) and callee not in _QUERIES:
+            if _synchronizes(callee):
                 sync.append(k)
         if bad:
             continue
