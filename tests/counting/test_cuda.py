@@ -367,6 +367,19 @@ def test_unroll_threshold_unrolls_constant_trip_loops(toolchain: None, programs:
         count_run(programs / "taps-cuda", str(n), unroll_threshold=-1)
 
 
+def test_constant_tap_offsets_share_one_address_as_in_the_nvptx_back_end(
+        toolchain: None, programs: Path) -> None:
+    # 1024 threads, each averaging x[i - 3] .. x[i + 3]: after unrolling, NVPTX's straight-
+    # line passes give the seven loads one address (x + i) and constant offsets, so a thread
+    # computes two addresses, that one and y + i. With the generic passes each tap had its
+    # own index addition and address: 8 addresses and 10 additions per thread (19456
+    # integer ops in all, 7168 now)
+    (r,) = count_run(programs / "blur-cuda", "1030", gpu="rtx3080")
+    assert r.global_loads == 7 * 1024 and r.flops_sp == 8 * 1024
+    assert r.int_detail["int_gep"] == 2 * 1024
+    assert r.int_ops < 8 * 1024
+
+
 def test_static_library_from_a_subfolder_makefile(toolchain: None, programs: Path) -> None:
     # the link rule takes ./vec/libvec.a, which vec/makefile's "basic" goal archives from
     # fill.o and extra.o; extra.o calls a function nothing defines and is not needed, as a

@@ -102,7 +102,8 @@ class BuildSpec:
 #: as the GPU's compilers do (hellinger's inner loop counts 4.0 integer ops per iteration with
 #: it, 4.8 measured, 7.0 without; over a 50-program CUDA / 40-program OpenMP sample, integer
 #: ops within 2x of the measured 73.0% -> 79.6% / 71.9% -> 75.3%, FLOPs unchanged).
-#: ``nvptx``: LLVM's NVPTX back end, which builds clang's OpenMP offload (and CUDA) code: its
+#: ``nvptx``: LLVM's NVPTX back end, which builds clang's OpenMP offload and CUDA code and
+#: under nvcc's NVVM (both counting backends use it; ``generic`` stays for comparison): its
 #: straight-line scalar optimizations (``NVPTXPassConfig::addStraightLineScalarOptimization
 #: Passes``) split the constant part off every address (``a[i + 9]`` is ``a[i]`` plus an
 #: offset the load instruction carries, so the unrolled taps of a stencil share one address
