@@ -132,10 +132,6 @@ class CudaBackend(Backend):
                 approx_sqrt=opts.approx_sqrt, contract=not makefile_no_fmad(program_dir),
                 library=[c for s, c in zip(srcs, copies, strict=True) if s in library],
                 unroll_threshold=opts.unroll_threshold,
-                # nvcc's NVVM and clang's CUDA build both lower through LLVM's NVPTX back
-                # end (toolchain.CODEGEN_PASSES): stencil1d's seven taps share one address,
-                # 3.78x the measured integer ops with the generic passes, 1.70x with these
-                codegen="nvptx",
             )
             try:
                 return build_and_count(self.name, program_dir, spec, args, opts,

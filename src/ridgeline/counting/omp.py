@@ -109,8 +109,6 @@ class OmpBackend(Backend):
                              # 28.9 G with the IEEE one)
                              fold_math=opts.fold_math, approx_sqrt=True,
                              library=library,
-                             # clang builds offload code with LLVM's NVPTX back end
-                             codegen="nvptx",
                              unroll_threshold=OMP_UNROLL_THRESHOLD
                              if opts.unroll_threshold is None else opts.unroll_threshold)
             try:
