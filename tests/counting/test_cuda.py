@@ -380,6 +380,20 @@ def test_constant_tap_offsets_share_one_address_as_in_the_nvptx_back_end(
     assert r.int_ops < 8 * 1024
 
 
+def test_launches_name_their_template_instantiation_and_host_openmp_links(
+        toolchain: None, programs: Path) -> None:
+    # scale<int>, scale<double>, scale<float> from one launch site; the host calls
+    # omp_get_wtime (nvcc -Xcompiler -fopenmp), which needs the OpenMP runtime at link time
+    n = 1000
+    recs = count_run(programs / "instances-cuda", str(n))
+    assert [r.instance for r in recs] == ["_Z5scaleIiEvPT_S0_i", "_Z5scaleIdEvPT_S0_i",
+                                          "_Z5scaleIfEvPT_S0_i"]
+    assert [r.variant for r in recs] == [0, 1, 2] and {r.kernel for r in recs} == {"scale"}
+    # the entry call is not counted: the same loads and multiplies for each type
+    assert [r.global_load_bytes for r in recs] == [4 * n, 8 * n, 4 * n]
+    assert recs[1].flops_dp == n and recs[2].flops_sp == n
+
+
 def test_static_library_from_a_subfolder_makefile(toolchain: None, programs: Path) -> None:
     # the link rule takes ./vec/libvec.a, which vec/makefile's "basic" goal archives from
     # fill.o and extra.o; extra.o calls a function nothing defines and is not needed, as a

@@ -10,6 +10,7 @@ from ridgeline.counting.program import (
     compile_commands_defines,
     makefile_defines,
     makefile_fast_math,
+    makefile_host_openmp,
     makefile_nvcc_flags,
     makefile_std,
     sources_of,
@@ -101,6 +102,34 @@ def test_sources_from_the_link_rule_and_a_sibling_port(tmp_path: Path) -> None:
     # an object without a source to be found: every source file of the folder
     (omp / "Makefile").write_text("obj = main.o gone.o sim.o\nmain.o: ../div-cuda/div.cu\n")
     assert sources_of(omp, "omp") == [omp / "sim.cpp"]
+
+
+def test_sources_from_the_default_goal_over_continued_lines(tmp_path: Path) -> None:
+    # heartwall-cuda: no source/obj list and no $(program) rule; the first rule names the
+    # executable itself and its objects over continued lines, from sub-folders
+    hw = tmp_path / "hw-cuda"
+    for d in ("kernel", "util/timer"):
+        (hw / d).mkdir(parents=True)
+    for f in ("main.cu", "kernel/kernel.cu", "util/timer/timer.c", "unused.cu"):
+        (hw / f).write_text("int x;\n")
+    (hw / "Makefile").write_text(
+        "CC = nvcc\nheartwall:\t./main.o \\\n\t./kernel/kernel.o \\\n"
+        "\t./util/timer/timer.o\n\t$(CC) ./main.o ./kernel/kernel.o -o heartwall\n"
+        "./main.o: ./main.h ./main.cu\n\t$(CC) -c ./main.cu\n"
+        "./kernel/kernel.o: ./kernel/kernel.cu\n\t$(CC) -c ./kernel/kernel.cu\n"
+        "./util/timer/timer.o: ./util/timer/timer.c\n\tgcc -c $<\n")
+    got = [p.relative_to(hw.resolve()).as_posix() for p in sources_of(hw, "cuda")]
+    assert got == ["main.cu", "kernel/kernel.cu", "util/timer/timer.c"]
+    # a first rule that is not a link (all: the program): every source of the folder
+    (hw / "Makefile").write_text("all: heartwall\nheartwall: main.cu\n\tnvcc $< -o $@\n")
+    assert [p.name for p in sources_of(hw, "cuda")] == ["main.cu", "unused.cu"]
+
+
+def test_host_openmp_from_the_makefile(tmp_path: Path) -> None:
+    (tmp_path / "Makefile").write_text("CFLAGS := -std=c++14 -Xcompiler -fopenmp -I../openmp-omp\n")
+    assert makefile_host_openmp(tmp_path)
+    (tmp_path / "Makefile").write_text("CFLAGS := -I../openmp-omp\n# -fopenmp\n")
+    assert not makefile_host_openmp(tmp_path)
 
 
 def test_sources_in_subfolders_as_the_makefile_gathers_them(tmp_path: Path) -> None:

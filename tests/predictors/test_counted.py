@@ -16,6 +16,8 @@ from ridgeline.predictors.counted import (
     attach_counted,
     build_counted_table,
     by_size_rank,
+    demangle,
+    fragment_in,
     launched_threads,
     match_kernel,
     pick_launch,
@@ -185,6 +187,62 @@ def test_rows_take_the_launch_with_their_sizes_and_fragments_match_on_sizes_alon
     got = attach_counted(rows, t)
     np.testing.assert_allclose(10 ** got["c_sp"] - 1, [1e3, 2e3, 2e3, 1e3])
     np.testing.assert_allclose(10 ** got["c_dram"] - 1, [1e4, 2e4, 2e4, 1e4])
+
+
+def test_rows_alike_pair_with_instantiations_in_mangled_name_order(tmp_path: Path) -> None:
+    # one kernel name launched for int, long, float and double at the same sizes (extrema's
+    # relextrema_1D): the profile lists its four rows in mangled-name order (double, float,
+    # int, long); the launch order is another
+    types = [("i", 4.0), ("l", 8.0), ("f", 4.0), ("d", 8.0)]
+
+    def rec(t: str, width: float, variant: int) -> dict[str, object]:
+        return {**_record("rel", 1.0, {"NVIDIA A10": 1e6 * width}), "backend": "cuda",
+                "launch": 0, "grid": [10, 1, 1], "block": [256, 1, 1], "variant": variant,
+                "instance": f"_Z3relI{t}EvPKT_Pb"}
+
+    launches = [rec(t, w, v) for v, (t, w) in enumerate(types)]
+    assert demangle("_Z3relIdEvPKT_Pb") == "void rel<double>(double const*, bool*)"
+    sizes = ((10, 1, 1), (256, 1, 1))
+    got = [pick_launch(launches, "rel", "cuda", *sizes, dup=(k, 4))["instance"]
+           for k in range(4)]
+    assert got == [f"_Z3relI{t}EvPKT_Pb" for t in "dfil"]
+    # not as many instantiations as rows alike, or a row alone: the first launch
+    first = pick_launch(launches, "rel", "cuda", *sizes, dup=(2, 3))
+    assert first["instance"] == "_Z3relIiEvPKT_Pb"
+    assert pick_launch(launches, "rel", "cuda", *sizes)["variant"] == 0
+
+    res = tmp_path / "counts.jsonl"
+    res.write_text(json.dumps({"source": "x-cuda", "args": "", "launches": launches}) + "\n")
+    rows = pd.DataFrame({"source": "x-cuda", "exe_args": "", "model_type": "cuda",
+                         "gpu": "NVIDIA A10", "kernel": ["rel"] * 4 + ["rel"],
+                         "grid_size": ["(10, 1, 1)"] * 4 + ["(20, 1, 1)"],
+                         "block_size": "(256, 1, 1)",
+                         "dataset": ["hecbench"] * 4 + ["paper-a"]})
+    t = build_counted_table([res], rows)
+    assert sorted(t["dup"]) == [-1, 0, 1, 2, 3]
+    got = attach_counted(rows, t)
+    np.testing.assert_allclose(10 ** got["c_dram"] - 1, [8e6, 4e6, 4e6, 8e6, 4e6])
+
+
+def test_template_fragments_pair_with_the_instantiations_they_are_arguments_of() -> None:
+    # resize's rows "char," and "short," (resize<char, 8ul>, resize<short, 8ul>): a launch
+    # that names its instantiation pairs only with a fragment among its template arguments
+    def rec(inst: str, sp: float) -> dict[str, object]:
+        return {**_record("resize", sp, {"NVIDIA A10": sp}), "backend": "cuda", "launch": 0,
+                "grid": [8, 1, 1], "block": [256, 1, 1], "instance": inst}
+
+    char, short = "_Z6resizeIhLm8EEvPT_m", "_Z6resizeIsLm8EEvPT_m"
+    assert fragment_in("char,", char) and not fragment_in("short,", char)
+    assert fragment_in("short,", short) and not fragment_in("int,", short)
+    sizes = ((8, 1, 1), (256, 1, 1))
+    launches = [rec(char, 1.0), rec(short, 2.0)]
+    assert pick_launch(launches, "short,", "cuda", *sizes)["flops_sp"] == 2.0
+    assert pick_launch(launches, "char,", "cuda", *sizes)["flops_sp"] == 1.0
+    # an instantiation the run never reached (int): no counts rather than another's
+    assert pick_launch(launches, "int,", "cuda", *sizes) is None
+    # records without instantiations (older runs) pair on sizes alone, as before
+    bare = [{k: v for k, v in x.items() if k != "instance"} for x in launches]
+    assert pick_launch(bare, "int,", "cuda", *sizes)["flops_sp"] == 1.0
 
 
 def test_predict_count_auto_falls_back_and_says_why(

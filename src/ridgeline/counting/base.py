@@ -83,6 +83,9 @@ class LaunchCount:
     omp_worksharing: bool | None = None
     #: launch site / template instantiation of the same kernel name, in order of first launch
     variant: int = 0
+    #: CUDA: the mangled name of the kernel function the launch ran (its template
+    #: instantiation: ``_Z13relextrema_1DIiEv...`` for ``relextrema_1D<int>``); "" when unknown
+    instance: str = ""
     #: integer operations by kind (arith, logic, cmp, gep, conv) before summing
     int_detail: dict[str, float] = field(default_factory=dict)
     #: version of the DRAM model behind dram_bytes (records.DRAM_MODEL)

@@ -21,6 +21,7 @@ from ridgeline.counting.program import (
     library_sources,
     makefile_defines,
     makefile_fast_math,
+    makefile_host_openmp,
     makefile_includes,
     makefile_no_fmad,
     makefile_std,
@@ -132,6 +133,7 @@ class CudaBackend(Backend):
                 approx_sqrt=opts.approx_sqrt, contract=not makefile_no_fmad(program_dir),
                 library=[c for s, c in zip(srcs, copies, strict=True) if s in library],
                 unroll_threshold=opts.unroll_threshold,
+                link_openmp=makefile_host_openmp(program_dir),
             )
             try:
                 return build_and_count(self.name, program_dir, spec, args, opts,

@@ -34,7 +34,7 @@ from ridgeline.counting.mathops import (
 from ridgeline.counting.predicated import count_if, speculated
 
 __all__ = ["Instrumented", "instrument_ir", "wrap_omp_regions", "OMP_PREFIX", "function_refs",
-           "reachable", "launch_roots", "local_arrays"]
+           "reachable", "launch_roots", "local_arrays", "mark_kernel_entries"]
 
 OMP_PREFIX = "__omp_offloading_"
 
@@ -276,6 +276,39 @@ def _static_ops(line: str, hist: dict[str, float], fast_math: bool = False,
         _add(hist, "int_conv", 1)
     elif re.search(r"=\s*(sitofp|uitofp|fptosi|fptoui|fpext|fptrunc)\s", line):
         _add(hist, "fp_conv", 1)
+
+
+_ANNOTATED = re.compile(r"\{\s*ptr\s+(@[-\w.$\"]+),\s*ptr\s+(@[-\w.$]+),")
+
+
+def mark_kernel_entries(text: str, tag: str = "rl_kernel") -> str:
+    """Have each function annotated *tag* (``__global__`` in the CUDA layer) tell the runtime
+    its mangled name when a thread enters it (``__rl_instance``, first thread of a launch), so
+    a launch record names the template instantiation it ran. The call touches no memory the
+    program sees (``inaccessiblememonly``): the optimizer moves and folds the kernel's code
+    as before, and the counters skip it. For unoptimized IR, before the optimizer inlines
+    kernels into their launch lambdas."""
+    strings = {m.group(1): m.group(2) for m in re.finditer(
+        r'^(@[-\w.$]+) = [^\n]*constant \[\d+ x i8\] c"([^"]*)\\00"', text, re.M)}
+    ann = next((ln for ln in text.splitlines() if ln.startswith("@llvm.global.annotations")),
+               "")
+    kernels = {f for f, s in _ANNOTATED.findall(ann) if strings.get(s) == tag}
+    if not kernels:
+        return text
+    out: list[str] = []
+    consts: list[str] = []
+    for line in text.splitlines():
+        out.append(line)
+        m = _DEFINE.match(line)
+        if m and "@" + m.group(1) in kernels and line.rstrip().endswith("{"):
+            name = m.group(1).strip('"')
+            gname = f"@__rl_instance.{len(consts)}"
+            consts.append(f'{gname} = private unnamed_addr constant [{len(name) + 1} x i8] '
+                          f'c"{name}\\00"')
+            out.append(f"  call void @__rl_instance(ptr {gname})")
+    out += consts
+    out.append("declare void @__rl_instance(ptr) inaccessiblememonly nounwind willreturn")
+    return "\n".join(out) + "\n"
 
 
 def _omp_rename(m: re.Match[str]) -> str:

@@ -150,7 +150,9 @@ def _next_build(program_dir: Path, err: ProgramRunError, srcs: list[Path], flags
         if named and set(named) != {p.resolve() for p in srcs}:
             return named, flags
     # standard headers the program relies on getting through others (older libstdc++ did)
-    if re.search(r"undefined template 'std::|in namespace 'std'|'std::\w+' is not", err.detail) \
+    # (or through ``using namespace std``: langford-omp's ``array``)
+    if re.search(r"undefined template 'std::|in namespace 'std'|'std::\w+' is not|"
+                 r"no template named '(?:" + "|".join(_STD_HEADERS) + ")'", err.detail) \
             and "-include" not in flags:
         return srcs, [*flags, *(f for h in _STD_HEADERS for f in ("-include", h))]
     # C++ callers of functions in .c files want C++ (mangled) names too

@@ -7,7 +7,7 @@ import shlex
 from pathlib import Path
 
 __all__ = ["sources_of", "library_sources", "makefile_defines", "makefile_fast_math",
-           "makefile_no_fmad",
+           "makefile_no_fmad", "makefile_host_openmp",
            "makefile_includes", "makefile_run_args",
            "makefile_std", "makefile_active_lines", "makefile_mentioned_sources",
            "makefile_cxx_driver", "sibling_ports", "compile_commands_defines"]
@@ -147,9 +147,12 @@ def _from_objects(program_dir: Path, mk: str, model: str) -> list[Path]:
         objs = m.group(1).split()
     else:
         link = re.search(r"^\$[({]program[)}]\s*:([^=\n]*)$", mk, re.M)
-        if not link or "$" in link.group(1):
+        if link and "$" not in link.group(1):
+            objs = link.group(1).split()
+        else:
+            objs = _default_goal_objects(program_dir)
+        if not objs:
             return []
-        objs = link.group(1).split()
     any_src = _SRC_EXT["cuda"] + _SRC_EXT["omp"]
     out: list[Path] = []
     for o in objs:
@@ -164,6 +167,19 @@ def _from_objects(program_dir: Path, mk: str, model: str) -> list[Path]:
             return []
         out.append(hit.resolve())
     return out
+
+
+def _default_goal_objects(program_dir: Path) -> list[str]:
+    """The objects the Makefile's first rule (make's default goal) links, when that rule
+    names its target itself and lists objects over continued lines (heartwall-cuda's
+    ``heartwall: ./main.o ./kernel/kernel.o ./util/timer/timer.o ...``)."""
+    for target, (deps, _) in _rules(makefile_active_lines(program_dir)).items():
+        if target.startswith(".") or "%" in target:
+            continue
+        if target.endswith(".o"):
+            return []
+        return [d for d in deps if d.endswith(".o")]
+    return []
 
 
 _ASSIGN = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*([?:+]?)=\s*(.*)$")
@@ -263,6 +279,13 @@ def makefile_no_fmad(program_dir: Path) -> bool:
     (``--fmad=false``; a commented-out flag, as kalman's, does not count)."""
     text = "\n".join(makefile_active_lines(program_dir))
     return re.search(r"(?<![\w-])--?fmad[= ]false\b", text) is not None
+
+
+def makefile_host_openmp(program_dir: Path) -> bool:
+    """Whether the Makefile's active lines build the host code with OpenMP (``-fopenmp``,
+    for nvcc behind ``-Xcompiler``): the program may call the OpenMP runtime."""
+    text = "\n".join(makefile_active_lines(program_dir))
+    return re.search(r"(?<![\w-])-fopenmp\b", text) is not None
 
 
 #: nvcc front-end switches a program's Makefile may need for its device code to compile

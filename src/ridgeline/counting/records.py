@@ -330,6 +330,7 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
         spmd_partial=bool(raw.get("spmd", 0)),
         omp_worksharing=bool(raw["omp_shares"]) if backend == "omp" and "omp_shares" in raw
         else None,
+        instance=str(raw.get("instance", "")),
     )
     if gpu is not None:
         rec.dram_bytes = by_gpu.get(gpu)

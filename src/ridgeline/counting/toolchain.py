@@ -21,6 +21,7 @@ from ridgeline.counting.instrument import (
     function_refs,
     instrument_ir,
     launch_roots,
+    mark_kernel_entries,
     reachable,
     wrap_omp_regions,
 )
@@ -95,6 +96,10 @@ class BuildSpec:
     #: :data:`CODEGEN_PASSES`): NVPTX, which builds clang's OpenMP offload and CUDA code and
     #: nvcc's, for both backends
     codegen: str = "nvptx"
+    #: link LLVM's OpenMP runtime into a CUDA program whose host code uses OpenMP (nvcc
+    #: ``-Xcompiler -fopenmp``): its ``omp_get_wtime`` and ``omp_get_num_procs`` calls
+    #: resolve; its host pragmas stay serial (host code is not counted)
+    link_openmp: bool = False
 
 
 #: IR passes a GPU compiler's back end runs after the optimizer, before instruction selection,
@@ -129,7 +134,13 @@ def _run(cmd: list[str], what: str, cwd: Path | None = None, timeout: float = 30
     except subprocess.TimeoutExpired as e:
         raise CompileError(f"{what}: timed out after {timeout:.0f} s") from e
     if p.returncode != 0:
-        err = "\n".join(p.stderr.strip().splitlines()[-12:])
+        lines = p.stderr.strip().splitlines()
+        # the last lines, and before them the first error when it scrolled off (a missing
+        # header's first error explains the ones after it)
+        first = next((ln for ln in lines if "error:" in ln), None)
+        tail = lines[-12:]
+        err = "\n".join(([first, "..."] if first is not None and first not in tail else [])
+                        + tail)
         raise CompileError(f"{what} failed (exit {p.returncode}): {err}")
 
 
@@ -187,6 +198,8 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
         if spec.model == "omp":
             text, names = wrap_omp_regions(scope_team_variables(text))
             kernels += names
+        elif spec.model == "cuda":
+            text = mark_kernel_entries(text)
         ll0.write_text(text)
         # no vectorization: per-thread scalar code is what a GPU thread executes. Vector
         # values the optimizer builds anyway (struct copies such as float2 become
@@ -262,7 +275,7 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
     exe = workdir / "prog"
     link = [tc.clangxx, *map(str, objs), *([str(archive)] if lib_objs else []), "-o",
             str(exe), "-lm", "-lpthread"]
-    if spec.model == "omp":
+    if spec.model == "omp" or spec.link_openmp:
         libdir = f"/usr/lib/llvm-{tc.version}/lib"
         link += ["-fopenmp", f"-L{libdir}", f"-Wl,-rpath,{libdir}"]
     _run(link, "link", timeout=timeout)

@@ -11,6 +11,8 @@ Two uses:
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import functools
 import hashlib
 import json
@@ -198,10 +200,55 @@ def by_size_rank(sizes: Mapping[K, float], row: float | None,
     return next(n for n, v in sizes.items() if v == want)
 
 
+@functools.lru_cache(maxsize=4096)
+def demangle(name: str) -> str:
+    """The C++ signature of a mangled name (``void k<int>(int*)``), through the C++
+    runtime's demangler; the name itself when it is not mangled or no runtime is found."""
+    if not name.startswith("_Z"):
+        return name
+    try:
+        lib = ctypes.CDLL(ctypes.util.find_library("stdc++") or "libstdc++.so.6")
+        fn = lib.__cxa_demangle
+    except (OSError, AttributeError):
+        return name
+    fn.restype = ctypes.c_void_p
+    fn.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p,
+                   ctypes.POINTER(ctypes.c_int)]
+    status = ctypes.c_int(0)
+    ptr = fn(name.encode(), None, None, ctypes.byref(status))
+    if status.value != 0 or not ptr:
+        return name
+    try:
+        return ctypes.string_at(ptr).decode(errors="replace")
+    finally:
+        ctypes.CDLL(None).free(ctypes.c_void_p(ptr))
+
+
+def fragment_in(fragment: str, instance: str) -> bool:
+    """Whether a template-fragment row name (``char,``, ``int>``) is one of the template
+    arguments of a launch's instantiation (its mangled name, :attr:`LaunchCount.instance`):
+    ``char,`` is in ``void resize<char, 8ul>(...)``."""
+    head = demangle(instance).split("(", 1)[0]
+    return any(f"{c}{fragment}" in head for c in ("<", " "))
+
+
+def by_instance(pool: list[dict[str, Any]], dup: tuple[int, int]) -> list[dict[str, Any]]:
+    """The launches of the *k*-th of *n* instantiations (``dup`` = (k, n)) in mangled-name
+    order, the order the profile lists kernels of one name, sizes and arguments in
+    (extrema's ``relextrema_1D`` rows: double, float, int, long, launched int, long, float,
+    double); the whole *pool* unless it holds exactly *n* named instantiations."""
+    k, n = dup
+    names = sorted({str(x["instance"]) for x in pool if x.get("instance")})
+    if n < 2 or len(names) != n or not 0 <= k < n:
+        return pool
+    return [x for x in pool if x.get("instance") == names[k]]
+
+
 def pick_launch(launches: list[dict[str, Any]], kernel: str, model_type: str,
                 grid: Dim3 | None = None, block: Dim3 | None = None,
                 others: Iterable[str] = (),
-                row_sizes: Iterable[float] = ()) -> dict[str, Any] | None:
+                row_sizes: Iterable[float] = (),
+                dup: tuple[int, int] = (0, 1)) -> dict[str, Any] | None:
     """The counted launch a data row refers to: a launch of the matching kernel with the
     row's grid and block where one has them (the first such launch, first template variant),
     else the kernel's first launch; a template-fragment name (see TEMPLATE_FRAGMENT) takes the
@@ -210,7 +257,12 @@ def pick_launch(launches: list[dict[str, Any]], kernel: str, model_type: str,
     matches or the launch's counts are partial (OpenMP teams split by id). *others*: the
     program's other profiled kernel names (an OpenMP region they name exactly is not a near
     match for this one). *row_sizes*: launched threads of the rows of this kernel name (same
-    program, GPU and profile), which tell OpenMP instantiations apart (:func:`by_size_rank`)."""
+    program, GPU and profile), which tell OpenMP instantiations apart (:func:`by_size_rank`).
+    *dup*: (k, n) when the row is the k-th of n rows alike in program, arguments, GPU, kernel
+    name and sizes: CUDA launches that name their instantiation take the k-th in
+    mangled-name order (:func:`by_instance`); a template fragment keeps the instantiations
+    it is an argument of (:func:`fragment_in`), none when every launch names one and none
+    fits."""
     names = list(dict.fromkeys(x["kernel"] for x in launches))
     if model_type == "omp":
         taken = {n for o in others if o != kernel for n in omp_exact(o, names)}
@@ -236,8 +288,11 @@ def pick_launch(launches: list[dict[str, Any]], kernel: str, model_type: str,
     if k is None and not fragment:
         return None
     pool = [x for x in launches if fragment or x.get("kernel") == k]
+    if fragment and pool and all(x.get("instance") for x in pool):
+        pool = [x for x in pool if fragment_in(kernel, str(x["instance"]))]
     if fragment and not _with_sizes(pool, grid, block):
         return None
+    pool = by_instance(_with_sizes(pool, grid, block) or pool, dup)
     rec = _first_launch(pool, grid, block)
     return None if rec is None or rec.get("spmd_partial") else rec
 
@@ -312,8 +367,10 @@ def build_counted_table(results: Iterable[Path], rows: pd.DataFrame) -> pd.DataF
     sizes_of: dict[tuple[Any, ...], list[float]] = {}
     for group, t in uniq.groupby(["source", "exe_args", "gpu", "set", "kernel"])["threads"]:
         sizes_of[tuple(group)] = sorted({float(v) for v in t if v is not None and v == v})
-    for source, exe_args, kernel, model_type, gpu, shape, set_ in uniq.drop_duplicates(
-            keys)[keys + ["set"]].itertuples(index=False):
+    # rows alike in all of these (one kernel name's instantiations) are told apart by order
+    uniq["dup"], uniq["dups"] = _alike_rank(uniq[keys + ["set"]])
+    for source, exe_args, kernel, model_type, gpu, shape, set_, k, n in uniq.drop_duplicates(
+            keys + ["dup"])[keys + ["set", "dup", "dups"]].itertuples(index=False):
         others = kernels_of[(source, exe_args, gpu, set_)]
         row_sizes = sizes_of[(source, exe_args, gpu, set_, kernel)]
         for build in builds:
@@ -322,15 +379,15 @@ def build_counted_table(results: Iterable[Path], rows: pd.DataFrame) -> pd.DataF
                 continue
             g, b = shape.split("|") if shape else (None, None)
             rec = pick_launch(launches, str(kernel), str(model_type), _dim(g), _dim(b),
-                              others=others, row_sizes=row_sizes)
+                              others=others, row_sizes=row_sizes, dup=(int(k), int(n)))
             if rec is None:
                 continue
             out.append({"source": source, "exe_args": exe_args, "kernel": kernel, "gpu": gpu,
-                        "grid": g or "", "block": b or "", "build": build,
+                        "grid": g or "", "block": b or "", "dup": int(k), "build": build,
                         "counted_kernel": rec["kernel"], "backend": rec.get("backend", ""),
                         **launch_record_features(rec, str(gpu))})
-    return pd.DataFrame(out, columns=_KEYS + _SHAPE + ["build", "counted_kernel", "backend"]
-                        + COUNTED_COLUMNS)
+    return pd.DataFrame(out, columns=_KEYS + _SHAPE + ["dup", "build", "counted_kernel",
+                                                      "backend"] + COUNTED_COLUMNS)
 
 
 def build_count_runs(results: Iterable[Path]) -> pd.DataFrame:
@@ -399,6 +456,10 @@ def attach_counted(table: pd.DataFrame, counted: pd.DataFrame | None = None) -> 
                                                      strict=True)] if sized else ""
     cnt["shape"] = [shape_key(g, b) for g, b in zip(cnt["grid"], cnt["block"], strict=True)] \
         if sized else ""
+    # the k-th of rows alike (build_counted_table's ``dup``)
+    left["dup"] = _alike_rank(left.assign(
+        _set=base["dataset"].astype(str) if "dataset" in base else ""))[0]
+    cnt["dup"] = cnt["dup"].fillna(-1).astype(int) if "dup" in cnt else -1
     left["_row"] = np.arange(len(left))
     l2 = {g: _l2_of(g) for g in set(left["gpu"]) | set(cnt["gpu"].astype(str))}
     left["_l2"] = left["gpu"].map(l2)
@@ -416,13 +477,22 @@ def attach_counted(table: pd.DataFrame, counted: pd.DataFrame | None = None) -> 
     return base
 
 
+def _alike_rank(keys: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+    """For each row, its index among the rows equal to it in every column of *keys* (in
+    table order), -1 for a row without such others, and how many they are."""
+    alike = keys.groupby(list(keys.columns), sort=False)[keys.columns[0]]
+    n = alike.transform("size")
+    return alike.cumcount().where(n > 1, -1), n
+
+
 def _fill_counted(base: pd.DataFrame, todo: pd.DataFrame, cnt: pd.DataFrame,
                   sized: bool) -> set[int]:
     """attach_counted's matching tiers for the rows *todo* against one build's entries
     *cnt*; fills *base* and returns the rows filled."""
     filled: set[int] = set()
     ident = ["source", "exe_args", "kernel"]
-    tiers = [(ident + ["gpu", "shape"], False), (ident + ["gpu"], False),
+    tiers = [(ident + ["gpu", "shape", "dup"], False), (ident + ["gpu", "shape"], False),
+             (ident + ["gpu"], False),
              (ident + ["shape"], True), (ident, True)]
     for keys, near in tiers:
         if not len(todo):

@@ -393,6 +393,12 @@ static int classify(uintptr_t a) { /* 0 global, 1 shared, 2 local, 3 register/pa
  * order (RL_NO_SAMPLE). */
 #define RL_EXIT_STALL 86
 static const char *cur_name; /* the kernel being counted (set in __rl_kbegin) */
+/* the mangled name of the kernel function the launch entered (CUDA: the build calls
+ * __rl_instance at each kernel's entry), NULL until a thread enters one */
+static const char *cur_instance;
+void __rl_instance(const char *mangled) {
+  if (rl_in_kernel && !cur_instance) cur_instance = mangled;
+}
 static int rl_sampling;          /* running a sampled launch's blocks (out of order) */
 static double rl_blk_t0, rl_blk0_secs, rl_stall_secs = 10.0;
 static uint64_t rl_loads_run, rl_stall_mask = (1ull << 24) - 1;
@@ -642,6 +648,7 @@ int __rl_kbegin(const char *name) {
   }
   cur_index = k->seen++;
   cur_name = k->name;
+  cur_instance = NULL;
   rl_in_kernel = 1;
   memset(rl_acc, 0, __rl_nbb * sizeof(double));
   memset(rl_mem_w, 0, sizeof rl_mem_w);
@@ -949,6 +956,7 @@ static void emit(void) {
   pages_reset(&srd, &swr);
   fprintf(f, "{\"kernel\":\"%s\",\"launch\":%d,", cur_name, cur_index);
   if (grid_s[0]) fprintf(f, "\"grid\":%s,\"block\":%s,", grid_s, block_s);
+  if (cur_instance) fprintf(f, "\"instance\":\"%s\",", cur_instance);
   fprintf(f, "\"blocks_total\":%llu,\"blocks_counted\":%llu,\"bb\":[",
           (unsigned long long)blocks_total, (unsigned long long)blocks_counted);
   int first = 1;
