@@ -234,6 +234,9 @@ def test_template_fragments_pair_with_the_instantiations_they_are_arguments_of()
     char, short = "_Z6resizeIhLm8EEvPT_m", "_Z6resizeIsLm8EEvPT_m"
     assert fragment_in("char,", char) and not fragment_in("short,", char)
     assert fragment_in("short,", short) and not fragment_in("int,", short)
+    # the CPU layer's __half is _Float16 (DF16_), read as nvcc's __half
+    assert fragment_in("__half>", "_Z3cvtIfDF16_EvPT_PKT0_i")
+    assert not fragment_in("__half>", "_Z3cvtIDF16_fEvPT_PKT0_i")
     sizes = ((8, 1, 1), (256, 1, 1))
     launches = [rec(char, 1.0), rec(short, 2.0)]
     assert pick_launch(launches, "short,", "cuda", *sizes)["flops_sp"] == 2.0

@@ -203,9 +203,20 @@ def by_size_rank(sizes: Mapping[K, float], row: float | None,
 @functools.lru_cache(maxsize=4096)
 def demangle(name: str) -> str:
     """The C++ signature of a mangled name (``void k<int>(int*)``), through the C++
-    runtime's demangler; the name itself when it is not mangled or no runtime is found."""
+    runtime's demangler; the name itself when it is not mangled or no runtime is found.
+    The CPU layer's ``__half`` is ``_Float16`` (``DF16_``), which older demanglers do not
+    know: it reads as the ``__half`` of nvcc's names (the template arguments come out
+    right; a parameter list's back-references may then name a neighbouring type)."""
     if not name.startswith("_Z"):
         return name
+    out = _demangle(name)
+    if out == name and "DF16_" in name:
+        out = _demangle(name.replace("DF16_", "6__half"))
+        return name if out.startswith("_Z") else out
+    return out
+
+
+def _demangle(name: str) -> str:
     try:
         lib = ctypes.CDLL(ctypes.util.find_library("stdc++") or "libstdc++.so.6")
         fn = lib.__cxa_demangle
