@@ -384,15 +384,30 @@ def _mean(xs: list[dict]) -> dict:
 
 
 def _assign(grp: pd.DataFrame, means: dict[tuple[str, int], dict],
-            shapes: dict[tuple[str, int], set[str]]) -> list[tuple[str, int]]:
+            shapes: dict[tuple[str, int], set[str]],
+            instances: dict[tuple[str, int], str] | None = None) -> list[tuple[str, int]]:
     """Template instantiations share a kernel name: pair each profiled row with a counted
     variant launched with the row's grid and block (as the predictor's counted table picks
-    launches; one not yet paired first), among those (or all, when none is) the one whose
-    SP/DP FLOPs are closest (greedy; one variant serves all when alone)."""
+    launches; one not yet paired first). The k-th of n rows with those sizes takes the k-th
+    of the n variants launched with them in mangled-name order when the variants name their
+    instantiation (*instances*; the profile's order, as in the counted table); otherwise,
+    among those variants (or all, when none has the sizes), the one whose SP/DP FLOPs are
+    closest (greedy; one variant serves all when alone)."""
     free = sorted(means)
     out = []
-    for _, g in grp.iterrows():
-        row_shape = shape_key(g["grid_size"], g["block_size"])
+    row_shapes = [shape_key(gs, bs) for gs, bs in zip(grp["grid_size"], grp["block_size"],
+                                                       strict=True)]
+    seen: Counter[str] = Counter()
+    for (_, g), row_shape in zip(grp.iterrows(), row_shapes, strict=True):
+        k, n = seen[row_shape], row_shapes.count(row_shape)
+        seen[row_shape] += 1
+        named = sorted((v for v in means if row_shape in shapes[v]),
+                       key=lambda v: (instances or {}).get(v, ""))
+        if n > 1 and len(named) == n and all((instances or {}).get(v) for v in named):
+            if named[k] in free:
+                free.remove(named[k])
+            out.append(named[k])
+            continue
 
         def dist(v: tuple[str, int], g: pd.Series = g) -> float:
             mm = means[v]
@@ -533,7 +548,8 @@ def report(args: argparse.Namespace) -> dict:
         for _dev, grp in sel.groupby("device"):
             if args.model == "omp":
                 var_shapes = _omp_rank_shapes(grp, by_var)
-            for (_, g), var in zip(grp.iterrows(), _assign(grp, means, var_shapes),
+            instances = {v: str(xs[0].get("instance") or "") for v, xs in by_var.items()}
+            for (_, g), var in zip(grp.iterrows(), _assign(grp, means, var_shapes, instances),
                                    strict=True):
                 rows.append(_row(args.model, src, kern, g, means[var], rule))
     df = pd.DataFrame(rows)
