@@ -19,6 +19,7 @@ from ridgeline.predictors.counted import (
     demangle,
     fragment_in,
     launched_threads,
+    template_args,
     match_kernel,
     pick_launch,
 )
@@ -246,6 +247,38 @@ def test_template_fragments_pair_with_the_instantiations_they_are_arguments_of()
     # records without instantiations (older runs) pair on sizes alone, as before
     bare = [{k: v for k, v in x.items() if k != "instance"} for x in launches]
     assert pick_launch(bare, "int,", "cuda", *sizes)["flops_sp"] == 1.0
+
+
+def test_a_full_kernel_name_picks_its_instantiation(tmp_path: Path) -> None:
+    # paper-a's rows give the profiler's full name (``Kernel Name``): expdist's
+    # reduce_cross_term<double> row takes the double launch, not the first (float) one
+    assert template_args("void k<float, 2048>(T1 *, int)", "k") == "float,2048"
+    assert template_args("void cross_kernel<float, int>(int, T1 *)", "cross_kernel") == \
+        "float,int"
+    assert template_args("filter(int *, int *)", "filter") is None
+
+    def rec(t: str, sp: float, dp: float) -> dict[str, object]:
+        return {**_record("red", sp, {"GeForce RTX 3080": 1e3 * (sp + dp)}), "flops_dp": dp,
+                "backend": "cuda", "launch": 0, "grid": [4, 1, 1], "block": [64, 1, 1],
+                "instance": f"_Z3redI{t}EvPT_i"}
+
+    launches = [rec("f", 10.0, 0.0), rec("d", 0.0, 10.0)]
+    sizes = ((4, 1, 1), (64, 1, 1))
+    assert pick_launch(launches, "red", "cuda", *sizes,
+                       signature="void red<double>(T1 *, int)")["flops_dp"] == 10.0
+    # no template arguments, or none that a launch has: the first launch
+    for sig in ("red(float *, int)", "void red<long>(T1 *, int)", ""):
+        assert pick_launch(launches, "red", "cuda", *sizes, signature=sig)["flops_sp"] == 10.0
+
+    res = tmp_path / "counts.jsonl"
+    res.write_text(json.dumps({"source": "e-cuda", "args": "", "launches": launches}) + "\n")
+    rows = pd.DataFrame({"source": "e-cuda", "exe_args": "", "model_type": "cuda",
+                         "gpu": "GeForce RTX 3080", "kernel": "red",
+                         "grid_size": "(4, 1, 1)", "block_size": "(64, 1, 1)",
+                         "dataset": ["hecbench", "paper-a"],
+                         "kernel_signature": ["", "void red<double>(T1 *, int)"]})
+    got = attach_counted(rows, build_counted_table([res], rows))
+    np.testing.assert_allclose(10 ** got["c_dp"] - 1, [0.0, 10.0])
 
 
 def test_predict_count_auto_falls_back_and_says_why(

@@ -243,6 +243,36 @@ def fragment_in(fragment: str, instance: str) -> bool:
     return any(f"{c}{fragment}" in head for c in ("<", " "))
 
 
+def template_args(signature: str, kernel: str) -> str | None:
+    """The template argument list of *kernel* in a demangled *signature*, spaces removed
+    (``float,int`` from ``void cross_kernel<float, int>(int, T1 *)``); None when the
+    signature names no template arguments of it."""
+    at = signature.find(kernel + "<")
+    if at < 0:
+        return None
+    depth, start = 0, at + len(kernel)
+    for i in range(start, len(signature)):
+        c = signature[i]
+        depth += (c == "<") - (c == ">")
+        if depth == 0:
+            return re.sub(r"\s+", "", signature[start + 1:i])
+    return None
+
+
+def by_signature(pool: list[dict[str, Any]], kernel: str, signature: str
+                 ) -> list[dict[str, Any]]:
+    """The launches of the instantiation a profiled row's full kernel name (paper-a's
+    ``Kernel Name``: ``void reduce_cross_term<float>(T1 *, ...)``) names, where the launches
+    name theirs; the whole *pool* when the name has no template arguments or no launch
+    matches them."""
+    want = template_args(signature, kernel) if signature else None
+    if want is None:
+        return pool
+    hit = [x for x in pool if x.get("instance")
+           and template_args(demangle(str(x["instance"])), kernel) == want]
+    return hit or pool
+
+
 def by_instance(pool: list[dict[str, Any]], dup: tuple[int, int]) -> list[dict[str, Any]]:
     """The launches of the *k*-th of *n* instantiations (``dup`` = (k, n)) in mangled-name
     order, the order the profile lists kernels of one name, sizes and arguments in
@@ -259,7 +289,7 @@ def pick_launch(launches: list[dict[str, Any]], kernel: str, model_type: str,
                 grid: Dim3 | None = None, block: Dim3 | None = None,
                 others: Iterable[str] = (),
                 row_sizes: Iterable[float] = (),
-                dup: tuple[int, int] = (0, 1)) -> dict[str, Any] | None:
+                dup: tuple[int, int] = (0, 1), signature: str = "") -> dict[str, Any] | None:
     """The counted launch a data row refers to: a launch of the matching kernel with the
     row's grid and block where one has them (the first such launch, first template variant),
     else the kernel's first launch; a template-fragment name (see TEMPLATE_FRAGMENT) takes the
@@ -273,7 +303,8 @@ def pick_launch(launches: list[dict[str, Any]], kernel: str, model_type: str,
     name and sizes: CUDA launches that name their instantiation take the k-th in
     mangled-name order (:func:`by_instance`); a template fragment keeps the instantiations
     it is an argument of (:func:`fragment_in`), none when every launch names one and none
-    fits."""
+    fits. *signature*: the row's full kernel name where the profile gives it, whose template
+    arguments pick the instantiation (:func:`by_signature`)."""
     names = list(dict.fromkeys(x["kernel"] for x in launches))
     if model_type == "omp":
         taken = {n for o in others if o != kernel for n in omp_exact(o, names)}
@@ -303,6 +334,7 @@ def pick_launch(launches: list[dict[str, Any]], kernel: str, model_type: str,
         pool = [x for x in pool if fragment_in(kernel, str(x["instance"]))]
     if fragment and not _with_sizes(pool, grid, block):
         return None
+    pool = by_signature(pool, str(k), signature) if k is not None else pool
     pool = by_instance(_with_sizes(pool, grid, block) or pool, dup)
     rec = _first_launch(pool, grid, block)
     return None if rec is None or rec.get("spmd_partial") else rec
@@ -363,9 +395,12 @@ def build_counted_table(results: Iterable[Path], rows: pd.DataFrame) -> pd.DataF
     builds = sorted({k[2] for k in runs})
     out = []
     uniq = rows[["source", "exe_args", "kernel", "model_type", "gpu"]].astype(str)
+    sigs = (rows["kernel_signature"].fillna("").astype(str) if "kernel_signature" in rows
+            else pd.Series("", index=rows.index))
     sized = "grid_size" in rows and "block_size" in rows
     uniq["shape"] = [shape_key(g, b) for g, b in zip(rows["grid_size"], rows["block_size"],
                                                      strict=True)] if sized else ""
+    uniq["signature"] = sigs.to_numpy()
     keys = list(uniq.columns)
     # the other kernels profiled by the same build: the rows of one program, GPU and dataset
     # (each GPU's and dataset's profile compiled its own copy of the sources, whose region
@@ -380,8 +415,9 @@ def build_counted_table(results: Iterable[Path], rows: pd.DataFrame) -> pd.DataF
         sizes_of[tuple(group)] = sorted({float(v) for v in t if v is not None and v == v})
     # rows alike in all of these (one kernel name's instantiations) are told apart by order
     uniq["dup"], uniq["dups"] = _alike_rank(uniq[keys + ["set"]])
-    for source, exe_args, kernel, model_type, gpu, shape, set_, k, n in uniq.drop_duplicates(
-            keys + ["dup"])[keys + ["set", "dup", "dups"]].itertuples(index=False):
+    for source, exe_args, kernel, model_type, gpu, shape, sig, set_, k, n in \
+            uniq.drop_duplicates(keys + ["dup"])[keys + ["set", "dup", "dups"]].itertuples(
+                index=False):
         others = kernels_of[(source, exe_args, gpu, set_)]
         row_sizes = sizes_of[(source, exe_args, gpu, set_, kernel)]
         for build in builds:
@@ -390,15 +426,18 @@ def build_counted_table(results: Iterable[Path], rows: pd.DataFrame) -> pd.DataF
                 continue
             g, b = shape.split("|") if shape else (None, None)
             rec = pick_launch(launches, str(kernel), str(model_type), _dim(g), _dim(b),
-                              others=others, row_sizes=row_sizes, dup=(int(k), int(n)))
+                              others=others, row_sizes=row_sizes, dup=(int(k), int(n)),
+                              signature=str(sig))
             if rec is None:
                 continue
             out.append({"source": source, "exe_args": exe_args, "kernel": kernel, "gpu": gpu,
-                        "grid": g or "", "block": b or "", "dup": int(k), "build": build,
+                        "grid": g or "", "block": b or "", "dup": int(k),
+                        "signature": sig, "build": build,
                         "counted_kernel": rec["kernel"], "backend": rec.get("backend", ""),
                         **launch_record_features(rec, str(gpu))})
-    return pd.DataFrame(out, columns=_KEYS + _SHAPE + ["dup", "build", "counted_kernel",
-                                                      "backend"] + COUNTED_COLUMNS)
+    return pd.DataFrame(out, columns=_KEYS + _SHAPE + ["dup", "signature", "build",
+                                                      "counted_kernel", "backend"]
+                        + COUNTED_COLUMNS)
 
 
 def build_count_runs(results: Iterable[Path]) -> pd.DataFrame:
@@ -467,6 +506,11 @@ def attach_counted(table: pd.DataFrame, counted: pd.DataFrame | None = None) -> 
                                                      strict=True)] if sized else ""
     cnt["shape"] = [shape_key(g, b) for g, b in zip(cnt["grid"], cnt["block"], strict=True)] \
         if sized else ""
+    # the row's instantiation where the profile names it (build_counted_table's signature)
+    left["signature"] = (base["kernel_signature"].fillna("").astype(str).to_numpy()
+                         if "kernel_signature" in base else "")
+    cnt["signature"] = (cnt["signature"].fillna("").astype(str) if "signature" in cnt
+                        else "")
     # the k-th of rows alike (build_counted_table's ``dup``)
     left["dup"] = _alike_rank(left.assign(
         _set=base["dataset"].astype(str) if "dataset" in base else ""))[0]
@@ -502,7 +546,8 @@ def _fill_counted(base: pd.DataFrame, todo: pd.DataFrame, cnt: pd.DataFrame,
     *cnt*; fills *base* and returns the rows filled."""
     filled: set[int] = set()
     ident = ["source", "exe_args", "kernel"]
-    tiers = [(ident + ["gpu", "shape", "dup"], False), (ident + ["gpu", "shape"], False),
+    tiers = [(ident + ["gpu", "shape", "dup", "signature"], False),
+             (ident + ["gpu", "shape"], False),
              (ident + ["gpu"], False),
              (ident + ["shape"], True), (ident, True)]
     for keys, near in tiers:

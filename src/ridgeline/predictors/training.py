@@ -17,14 +17,17 @@ from ridgeline.predictors.learned import TARGETS, CountModel, features_frame, fi
 
 __all__ = ["build_table", "train_from_table", "ID_COLUMNS", "with_gpu_features"]
 
+#: ``kernel_signature``: the profiler's full kernel name where a dataset has one (paper-a's
+#: ``Kernel Name``, ``void k<float>(T1 *, int)``: which template instantiation), else ""
 ID_COLUMNS = ["dataset", "source", "program", "kernel", "model_type", "gpu", "grid_size",
-              "block_size", "exe_args", "label"]
+              "block_size", "exe_args", "label", "kernel_signature"]
 
 
 def _rows(data_dir: str | Path | None) -> pd.DataFrame:
     h = datasets.load("hecbench", data_dir)
     h["dataset"] = "hecbench"
     h["label"] = ""
+    h["kernel_signature"] = ""
     p = datasets.load("paper-a", data_dir)
     p["dataset"] = "paper-a"
     p["grid_size"] = p["Grid Size"]
