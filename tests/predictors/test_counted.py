@@ -19,9 +19,9 @@ from ridgeline.predictors.counted import (
     demangle,
     fragment_in,
     launched_threads,
-    template_args,
     match_kernel,
     pick_launch,
+    template_args,
 )
 from tests.conftest import require
 
