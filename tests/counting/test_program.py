@@ -104,22 +104,32 @@ def test_sources_from_the_link_rule_and_a_sibling_port(tmp_path: Path) -> None:
     assert sources_of(omp, "omp") == [omp / "sim.cpp"]
 
 
+def _relative(prog: Path) -> list[str]:
+    """The CUDA sources of *prog*, relative to it."""
+    return [p.relative_to(prog.resolve()).as_posix() for p in sources_of(prog, "cuda")]
+
+
+def _program(root: Path, files: tuple[str, ...], makefile: str) -> Path:
+    """A program folder with *files* (sub-folders made as needed) and its Makefile."""
+    for f in files:
+        (root / f).parent.mkdir(parents=True, exist_ok=True)
+        (root / f).write_text("int x;\n")
+    (root / "Makefile").write_text(makefile)
+    return root
+
+
 def test_sources_from_the_default_goal_over_continued_lines(tmp_path: Path) -> None:
     # heartwall-cuda: no source/obj list and no $(program) rule; the first rule names the
     # executable itself and its objects over continued lines, from sub-folders
-    hw = tmp_path / "hw-cuda"
-    for d in ("kernel", "util/timer"):
-        (hw / d).mkdir(parents=True)
-    for f in ("main.cu", "kernel/kernel.cu", "util/timer/timer.c", "unused.cu"):
-        (hw / f).write_text("int x;\n")
-    (hw / "Makefile").write_text(
+    hw = _program(
+        tmp_path / "hw-cuda",
+        ("main.cu", "kernel/kernel.cu", "util/timer/timer.c", "unused.cu"),
         "CC = nvcc\nheartwall:\t./main.o \\\n\t./kernel/kernel.o \\\n"
         "\t./util/timer/timer.o\n\t$(CC) ./main.o ./kernel/kernel.o -o heartwall\n"
         "./main.o: ./main.h ./main.cu\n\t$(CC) -c ./main.cu\n"
         "./kernel/kernel.o: ./kernel/kernel.cu\n\t$(CC) -c ./kernel/kernel.cu\n"
         "./util/timer/timer.o: ./util/timer/timer.c\n\tgcc -c $<\n")
-    got = [p.relative_to(hw.resolve()).as_posix() for p in sources_of(hw, "cuda")]
-    assert got == ["main.cu", "kernel/kernel.cu", "util/timer/timer.c"]
+    assert _relative(hw) == ["main.cu", "kernel/kernel.cu", "util/timer/timer.c"]
     # a first rule that is not a link (all: the program): every source of the folder
     (hw / "Makefile").write_text("all: heartwall\nheartwall: main.cu\n\tnvcc $< -o $@\n")
     assert [p.name for p in sources_of(hw, "cuda")] == ["main.cu", "unused.cu"]
@@ -142,21 +152,16 @@ def test_sources_in_subfolders_as_the_makefile_gathers_them(tmp_path: Path) -> N
     (ans / "Makefile").write_text(
         "SRC_DIR = src\nSRC_FILES := $(wildcard $(SRC_DIR)/*.cc)\n"
         "CU_SRC_FILES := $(wildcard $(SRC_DIR)/*.cu)\n")
-    got = [p.relative_to(ans.resolve()).as_posix() for p in sources_of(ans, "cuda")]
-    assert got == ["src/table.cc", "src/decode.cu", "src/main.cu"]
+    assert _relative(ans) == ["src/table.cc", "src/decode.cu", "src/main.cu"]
     # $(shell find DIR -name '*.ext') over two folders, recursively (minimap2-cuda)
-    mm = tmp_path / "mm-cuda"
-    for d in ("src", "device/deep"):
-        (mm / d).mkdir(parents=True)
-    for f in ("src/main.cpp", "device/k.cu", "device/deep/k2.cu", "device/note.txt"):
-        (mm / f).write_text("int x;\n")
-    (mm / "Makefile").write_text(
+    mm = _program(
+        tmp_path / "mm-cuda",
+        ("src/main.cpp", "device/k.cu", "device/deep/k2.cu", "device/note.txt"),
         "SRC_PATH = src\nCUDA_PATH = device\nSRC_EXT = cpp\n"
         "SOURCES = $(shell find $(SRC_PATH) -name '*.$(SRC_EXT)' | sort)\n"
         "CUDA_SOURCES = $(shell find $(CUDA_PATH) -name '*.cu' | sort)\n"
         "MISSING = $(shell find build -name '*.cu')\n")
-    got = [p.relative_to(mm.resolve()).as_posix() for p in sources_of(mm, "cuda")]
-    assert got == ["src/main.cpp", "device/deep/k2.cu", "device/k.cu"]
+    assert _relative(mm) == ["src/main.cpp", "device/deep/k2.cu", "device/k.cu"]
     # a source in the folder itself: the subfolders are not searched
     (mm / "top.cu").write_text("int y;\n")
     assert sources_of(mm, "cuda") == [mm / "top.cu"]
