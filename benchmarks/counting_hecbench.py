@@ -37,6 +37,7 @@ from ridgeline.hardware import Counts, get_gpu, get_rule
 from ridgeline.predictors.counted import (
     DEFAULT_BUILD,
     TEMPLATE_FRAGMENT,
+    by_instance,
     by_size_rank,
     launched_threads,
     match_kernel,
@@ -385,14 +386,14 @@ def _mean(xs: list[dict]) -> dict:
 
 def _assign(grp: pd.DataFrame, means: dict[tuple[str, int], dict],
             shapes: dict[tuple[str, int], set[str]],
-            instances: dict[tuple[str, int], str] | None = None) -> list[tuple[str, int]]:
+            firsts: dict[tuple[str, int], dict]) -> list[tuple[str, int]]:
     """Template instantiations share a kernel name: pair each profiled row with a counted
     variant launched with the row's grid and block (as the predictor's counted table picks
     launches; one not yet paired first). The k-th of n rows with those sizes takes the k-th
-    of the n variants launched with them in mangled-name order when the variants name their
-    instantiation (*instances*; the profile's order, as in the counted table); otherwise,
-    among those variants (or all, when none has the sizes), the one whose SP/DP FLOPs are
-    closest (greedy; one variant serves all when alone)."""
+    of the n variants launched with them in mangled-name order when their first launches
+    (*firsts*) name their instantiations (``by_instance``, as in the counted table);
+    otherwise, among those variants (or all, when none has the sizes), the one whose SP/DP
+    FLOPs are closest (greedy; one variant serves all when alone)."""
     free = sorted(means)
     out = []
     row_shapes = [shape_key(gs, bs) for gs, bs in zip(grp["grid_size"], grp["block_size"],
@@ -401,12 +402,14 @@ def _assign(grp: pd.DataFrame, means: dict[tuple[str, int], dict],
     for (_, g), row_shape in zip(grp.iterrows(), row_shapes, strict=True):
         k, n = seen[row_shape], row_shapes.count(row_shape)
         seen[row_shape] += 1
-        named = sorted((v for v in means if row_shape in shapes[v]),
-                       key=lambda v: (instances or {}).get(v, ""))
-        if n > 1 and len(named) == n and all((instances or {}).get(v) for v in named):
-            if named[k] in free:
-                free.remove(named[k])
-            out.append(named[k])
+        # variants with the row's sizes
+        same = [v for v in sorted(means) if row_shape in shapes[v]]
+        picked = by_instance([firsts[v] for v in same], (k, n)) if len(same) == n > 1 else []
+        if len(picked) == 1:
+            best = next(v for v in same if firsts[v] is picked[0])
+            if best in free:
+                free.remove(best)
+            out.append(best)
             continue
 
         def dist(v: tuple[str, int], g: pd.Series = g) -> float:
@@ -414,8 +417,7 @@ def _assign(grp: pd.DataFrame, means: dict[tuple[str, int], dict],
             return float(abs(np.log10(1 + mm["flops_sp"]) - np.log10(1 + g["SP_FLOP"]))
                          + abs(np.log10(1 + mm["flops_dp"]) - np.log10(1 + g["DP_FLOP"])))
 
-        # variants with the row's sizes, unused ones first
-        same = [v for v in sorted(means) if row_shape in shapes[v]]
+        # unused ones first
         pool = [v for v in same if v in free] or same or free or sorted(means)
         best = min(pool, key=dist)
         if best in free:
@@ -545,11 +547,11 @@ def report(args: argparse.Namespace) -> dict:
         # its instantiations pair with rows by the rank of their sizes)
         var_shapes = {v: {shape_key(x.get("grid"), x.get("block")) for x in xs}
                       if args.model == "cuda" else set() for v, xs in by_var.items()}
+        firsts = {v: xs[0] for v, xs in by_var.items()}
         for _dev, grp in sel.groupby("device"):
             if args.model == "omp":
                 var_shapes = _omp_rank_shapes(grp, by_var)
-            instances = {v: str(xs[0].get("instance") or "") for v, xs in by_var.items()}
-            for (_, g), var in zip(grp.iterrows(), _assign(grp, means, var_shapes, instances),
+            for (_, g), var in zip(grp.iterrows(), _assign(grp, means, var_shapes, firsts),
                                    strict=True):
                 rows.append(_row(args.model, src, kern, g, means[var], rule))
     df = pd.DataFrame(rows)
