@@ -216,15 +216,23 @@ def demangle(name: str) -> str:
     return out
 
 
-def _demangle(name: str) -> str:
+@functools.cache
+def _cxa_demangle() -> Any:
+    """The C++ runtime's ``__cxa_demangle``, loaded once; None where no runtime is found."""
     try:
-        lib = ctypes.CDLL(ctypes.util.find_library("stdc++") or "libstdc++.so.6")
-        fn = lib.__cxa_demangle
+        fn = ctypes.CDLL(ctypes.util.find_library("stdc++") or "libstdc++.so.6").__cxa_demangle
     except (OSError, AttributeError):
-        return name
+        return None
     fn.restype = ctypes.c_void_p
     fn.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p,
                    ctypes.POINTER(ctypes.c_int)]
+    return fn
+
+
+def _demangle(name: str) -> str:
+    fn = _cxa_demangle()
+    if fn is None:
+        return name
     status = ctypes.c_int(0)
     ptr = fn(name.encode(), None, None, ctypes.byref(status))
     if status.value != 0 or not ptr:
@@ -395,12 +403,10 @@ def build_counted_table(results: Iterable[Path], rows: pd.DataFrame) -> pd.DataF
     builds = sorted({k[2] for k in runs})
     out = []
     uniq = rows[["source", "exe_args", "kernel", "model_type", "gpu"]].astype(str)
-    sigs = (rows["kernel_signature"].fillna("").astype(str) if "kernel_signature" in rows
-            else pd.Series("", index=rows.index))
     sized = "grid_size" in rows and "block_size" in rows
     uniq["shape"] = [shape_key(g, b) for g, b in zip(rows["grid_size"], rows["block_size"],
                                                      strict=True)] if sized else ""
-    uniq["signature"] = sigs.to_numpy()
+    uniq["signature"] = _signatures(rows)
     keys = list(uniq.columns)
     # the other kernels profiled by the same build: the rows of one program, GPU and dataset
     # (each GPU's and dataset's profile compiled its own copy of the sources, whose region
@@ -507,8 +513,7 @@ def attach_counted(table: pd.DataFrame, counted: pd.DataFrame | None = None) -> 
     cnt["shape"] = [shape_key(g, b) for g, b in zip(cnt["grid"], cnt["block"], strict=True)] \
         if sized else ""
     # the row's instantiation where the profile names it (build_counted_table's signature)
-    left["signature"] = (base["kernel_signature"].fillna("").astype(str).to_numpy()
-                         if "kernel_signature" in base else "")
+    left["signature"] = _signatures(base)
     cnt["signature"] = (cnt["signature"].fillna("").astype(str) if "signature" in cnt
                         else "")
     # the k-th of rows alike (build_counted_table's ``dup``)
@@ -530,6 +535,13 @@ def attach_counted(table: pd.DataFrame, counted: pd.DataFrame | None = None) -> 
         done = _fill_counted(base, rows, cnt[cnt["build"] == build], sized)
         todo = todo[~todo["_row"].isin(done)]
     return base
+
+
+def _signatures(rows: pd.DataFrame) -> np.ndarray:
+    """Each row's full kernel name (the table's ``kernel_signature``; "" without one)."""
+    if "kernel_signature" not in rows:
+        return np.full(len(rows), "", dtype=object)
+    return rows["kernel_signature"].fillna("").astype(str).to_numpy()
 
 
 def _alike_rank(keys: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
