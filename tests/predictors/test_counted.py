@@ -249,6 +249,36 @@ def test_template_fragments_pair_with_the_instantiations_they_are_arguments_of()
     assert pick_launch(bare, "int,", "cuda", *sizes)["flops_sp"] == 1.0
 
 
+def test_a_fragment_takes_the_nearest_launch_size_and_never_another_rows_counts(
+        tmp_path: Path) -> None:
+    # quicksort's "int>" rows: gqsort_kernel<unsigned int> at 512 blocks, and
+    # lqsort_kernel<unsigned int> at a data-dependent 4100-4200 that the run's 4185 is near
+    def rec(kernel: str, grid: int, sp: float) -> dict[str, object]:
+        return {**_record(kernel, sp, {"NVIDIA A10": sp}), "backend": "cuda",
+                "grid": [grid, 1, 1], "block": [128, 1, 1]}
+
+    launches = [rec("gqsort_kernel", 512, 1.0), rec("lqsort_kernel", 4185, 2.0)]
+    block = (128, 1, 1)
+    assert pick_launch(launches, "int>", "cuda", (512, 1, 1), block)["flops_sp"] == 1.0
+    assert pick_launch(launches, "int>", "cuda", (4151, 1, 1), block)["flops_sp"] == 2.0
+    # nothing within a tenth of the row's threads, or another block: no counts
+    assert pick_launch(launches, "int>", "cuda", (2048, 1, 1), block) is None
+    assert pick_launch(launches, "int>", "cuda", (4151, 1, 1), (256, 1, 1)) is None
+
+    res = tmp_path / "counts.jsonl"
+    res.write_text(json.dumps({"source": "q-cuda", "args": "", "launches": launches}) + "\n")
+    rows = pd.DataFrame({"source": "q-cuda", "exe_args": "", "model_type": "cuda",
+                         "gpu": "NVIDIA A10", "kernel": ["int>", "int>", "int>", "lqsort_kernel"],
+                         "grid_size": ["(512, 1, 1)", "(4151, 1, 1)", "(2048, 1, 1)",
+                                       "(2048, 1, 1)"],
+                         "block_size": "(128, 1, 1)"})
+    got = attach_counted(rows, build_counted_table([res], rows))
+    # the row whose size no launch had stays uncounted rather than borrowing the "int>"
+    # entry of another row (another kernel); a named kernel still takes its other sizes'
+    np.testing.assert_allclose(got["c_has"], [1.0, 1.0, np.nan, 1.0])
+    np.testing.assert_allclose(10 ** got["c_sp"] - 1, [1.0, 2.0, np.nan, 2.0])
+
+
 def test_a_full_kernel_name_picks_its_instantiation(tmp_path: Path) -> None:
     # paper-a's rows give the profiler's full name (``Kernel Name``): expdist's
     # reduce_cross_term<double> row takes the double launch, not the first (float) one

@@ -301,8 +301,9 @@ def pick_launch(launches: list[dict[str, Any]], kernel: str, model_type: str,
     """The counted launch a data row refers to: a launch of the matching kernel with the
     row's grid and block where one has them (the first such launch, first template variant),
     else the kernel's first launch; a template-fragment name (see TEMPLATE_FRAGMENT) takes the
-    first launch of any kernel with the row's sizes, an OpenMP tail that several counted
-    instantiations end with the first of them launched with the row's sizes. None when nothing
+    first launch of any kernel with the row's sizes (else with the nearest,
+    :func:`_near_sizes`), an OpenMP tail that several counted instantiations end with the
+    first of them launched with the row's sizes. None when nothing
     matches or the launch's counts are partial (OpenMP teams split by id). *others*: the
     program's other profiled kernel names (an OpenMP region they name exactly is not a near
     match for this one). *row_sizes*: launched threads of the rows of this kernel name (same
@@ -340,8 +341,10 @@ def pick_launch(launches: list[dict[str, Any]], kernel: str, model_type: str,
     pool = [x for x in launches if fragment or x.get("kernel") == k]
     if fragment and pool and all(x.get("instance") for x in pool):
         pool = [x for x in pool if fragment_in(kernel, str(x["instance"]))]
-    if fragment and not _with_sizes(pool, grid, block):
-        return None
+    if fragment:
+        pool = _with_sizes(pool, grid, block) or _near_sizes(pool, grid, block)
+        if not pool:
+            return None
     pool = by_signature(pool, str(k), signature) if k is not None else pool
     pool = by_instance(_with_sizes(pool, grid, block) or pool, dup)
     rec = _first_launch(pool, grid, block)
@@ -354,6 +357,29 @@ def _with_sizes(launches: list[dict[str, Any]], grid: Dim3 | None, block: Dim3 |
     if grid is None or block is None:
         return []
     return [x for x in launches if _dim(x.get("grid")) == grid and _dim(x.get("block")) == block]
+
+
+#: how far (as a ratio of launched threads) a template-fragment row's grid may be from the
+#: launch it pairs with when no launch has its exact sizes: quicksort's ``int>`` rows
+#: (lqsort_kernel<unsigned int>, 4147-4211 blocks, data-dependent) and the run's 4185; the
+#: profiled vol2col's 1525 blocks and this source's 1524
+FRAGMENT_SIZE_SLACK = 1.1
+
+
+def _near_sizes(launches: list[dict[str, Any]], grid: Dim3 | None, block: Dim3 | None
+                ) -> list[dict[str, Any]]:
+    """The launches with *block* whose launched threads are nearest the row's, when within
+    :data:`FRAGMENT_SIZE_SLACK` of them (none when either size is unknown)."""
+    want = launched_threads(grid, block)
+    if want is None or not want:
+        return []
+    same = [x for x in launches if _dim(x.get("block")) == block]
+    dist = {id(x): abs(math.log((launched_threads(x.get("grid"), x.get("block")) or 1.0)
+                                / want)) for x in same}
+    best = min(dist.values(), default=math.inf)
+    if best > math.log(FRAGMENT_SIZE_SLACK):
+        return []
+    return [x for x in same if dist[id(x)] == best]
 
 
 def _first_launch(launches: list[dict[str, Any]], grid: Dim3 | None = None,
@@ -491,7 +517,8 @@ def attach_counted(table: pd.DataFrame, counted: pd.DataFrame | None = None) -> 
     the same GPU and launch sizes (``grid_size``/``block_size``, where both sides have them),
     the same GPU with other sizes, then the counted GPU whose L2 is nearest in size to the
     row's (FLOPs and integer ops do not depend on the GPU; DRAM bytes were modelled with that
-    L2), with the same sizes first. Rows of a dataset in :data:`DATASET_BUILD` take the
+    L2), with the same sizes first; a template-fragment row (``int>``) only with its own
+    sizes. Rows of a dataset in :data:`DATASET_BUILD` take the
     counts of that GPU build where *counted* has them (its ``build`` column), the others and
     the rest the default build's. NaN where nothing matches."""
     if counted is None:
@@ -567,6 +594,11 @@ def _fill_counted(base: pd.DataFrame, todo: pd.DataFrame, cnt: pd.DataFrame,
             break
         if "shape" in keys and not sized:
             continue
+        if "shape" not in keys:
+            # a template-fragment name is told apart by its sizes alone: another row's
+            # entry of that name may be another kernel (quicksort's ``int>`` is gqsort at
+            # 512 blocks and lqsort at 4000 and more)
+            todo = todo[~todo["kernel"].str.match(TEMPLATE_FRAGMENT)]
         right = cnt[keys + ["_l2"] + COUNTED_COLUMNS].drop_duplicates(keys if not near else
                                                                        keys + ["_l2"])
         m = todo[keys + ["_row", "_l2"]].merge(right, on=keys, how="inner",
