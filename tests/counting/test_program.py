@@ -104,6 +104,19 @@ def test_sources_from_the_link_rule_and_a_sibling_port(tmp_path: Path) -> None:
     assert sources_of(omp, "omp") == [omp / "sim.cpp"]
 
 
+def test_object_rules_name_their_sources_through_makefile_variables(tmp_path: Path) -> None:
+    # boxfilter-cuda: ``shrUtils.o : $(SPATH)/shrUtils.cpp`` with SPATH = ../boxfilter-sycl
+    _program(tmp_path / "bf-sycl", ("shrUtils.cpp", "reference.cpp"), "")
+    bf = _program(tmp_path / "bf-cuda", ("main.cu",),
+                  "SPATH = ../bf-sycl\nobj = main.o shrUtils.o reference.o\n"
+                  "main: $(obj)\n\tnvcc $(obj) -o $@\n"
+                  "main.o: main.cu $(SPATH)/shrUtils.h\n\tnvcc -c $< -o $@\n"
+                  "shrUtils.o : $(SPATH)/shrUtils.cpp $(SPATH)/shrUtils.h\n\tnvcc -c $< -o $@\n"
+                  "reference.o : $(SPATH)/reference.cpp\n\tnvcc -c $< -o $@\n")
+    assert [p.relative_to(tmp_path.resolve()).as_posix() for p in sources_of(bf, "cuda")] == \
+        ["bf-cuda/main.cu", "bf-sycl/shrUtils.cpp", "bf-sycl/reference.cpp"]
+
+
 def _relative(prog: Path) -> list[str]:
     """The CUDA sources of *prog*, relative to it."""
     return [p.relative_to(prog.resolve()).as_posix() for p in sources_of(prog, "cuda")]

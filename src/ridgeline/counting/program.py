@@ -154,12 +154,15 @@ def _from_objects(program_dir: Path, mk: str, model: str) -> list[Path]:
         if not objs:
             return []
     any_src = _SRC_EXT["cuda"] + _SRC_EXT["omp"]
+    # rules with their variables expanded (boxfilter-cuda: ``shrUtils.o :
+    # $(SPATH)/shrUtils.cpp`` with ``SPATH = ../boxfilter-sycl``)
+    rules = "\n".join(makefile_active_lines(program_dir))
     out: list[Path] = []
     for o in objs:
         if not o.endswith(".o"):
             continue
         stem = o[:-2]
-        rule = re.search(rf"^{re.escape(o)}\s*:\s*(\S+)", mk, re.M)
+        rule = re.search(rf"^{re.escape(o)}\s*:\s*(\S+)", rules, re.M)
         cand = [program_dir / rule.group(1)] if rule else []
         cand += [program_dir / f"{stem}{ext}" for ext in _SRC_EXT[model]]
         hit = next((c for c in cand if c.suffix in any_src and c.is_file()), None)
