@@ -43,6 +43,7 @@ from ridgeline.predictors.counted import (
     match_kernel,
     merge_launches,
     run_record,
+    same_but_signedness,
     shape_key,
 )
 
@@ -216,7 +217,7 @@ def _omp_pairs(gt_kernels: list[str], ours: list[str],
         m = _LINE.match(n)
         if not m:
             continue
-        for same in (str.endswith, _same_but_signedness):
+        for same in (str.endswith, same_but_signedness):
             cands = []
             for o in ours:
                 mo = _LINE.match(o)
@@ -236,16 +237,6 @@ def _omp_pairs(gt_kernels: list[str], ours: list[str],
     if rest_g and len(rest_g) == len(rest_o):
         out.update(zip(rest_g, rest_o, strict=True))
     return out
-
-
-_UNSIGNED = str.maketrans("jmtyh", "ilsxa")  # Itanium: unsigned int/long/short/llong/char
-
-
-def _same_but_signedness(ours: str, profiled: str) -> bool:
-    """The profiled (often truncated) name ends our mangled name once unsigned parameter
-    types are read as signed ones: the profiled sources declared a few parameters
-    ``int`` where the exported ones say ``unsigned`` (``..._S_iiiff`` / ``..._S_jjiff``)."""
-    return ours.translate(_UNSIGNED).endswith(profiled.translate(_UNSIGNED))
 
 
 def _untemplated(mangled: str) -> str:

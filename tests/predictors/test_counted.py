@@ -51,6 +51,12 @@ def test_match_kernel_omp_tails_and_prefixes() -> None:
     assert match_kernel("Plane_l309", regions, "omp") == "_Z6renderPhiiiP5Plane_l303"
     assert match_kernel("main_l196", ["main_l192", "main_l200"], "omp") is None
     assert match_kernel("main_l250", regions, "omp") is None
+    # the profiled sources declared parameters int that the exported ones say unsigned
+    # (boxfilter-omp: the profile's ..._S_iiiff_l127, ours ..._S_jjiff_l127)
+    box = ["_Z12BoxFilterGPUPjS_S_jjiff_l127", "_Z12BoxFilterGPUPjS_S_jjiff_l174"]
+    assert match_kernel("iiiff_l127", box, "omp") == box[0]
+    assert match_kernel("iiiff_l174", box, "omp") == box[1]
+    assert match_kernel("iiidf_l127", box, "omp") is None
 
 
 def _record(kernel: str, sp: float, dram: dict[str, float], **kw: object) -> dict[str, object]:

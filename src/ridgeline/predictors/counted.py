@@ -36,7 +36,8 @@ from ridgeline.predictors.srcscan import OMP_LINE_SLACK, TEMPLATE_FRAGMENT, rena
 __all__ = ["COUNTED_COLUMNS", "COUNTED_FILE", "match_kernel", "build_counted_table",
            "counted_features", "attach_counted", "launch_record_features", "run_counts",
            "load_counted_table", "run_program_counts", "record_for", "merge_launches",
-           "pick_launch", "shape_key", "by_size_rank", "launched_threads", "TEMPLATE_FRAGMENT",
+           "pick_launch", "same_but_signedness", "shape_key", "by_size_rank", "launched_threads",
+           "TEMPLATE_FRAGMENT",
            "build_count_runs", "load_count_runs", "RUNS_FILE", "DATASET_BUILD", "DEFAULT_BUILD"]
 
 K = TypeVar("K", bound=Hashable)
@@ -108,7 +109,9 @@ def omp_candidates(name: str, names: list[str],
                    taken: frozenset[str] | set[str] = frozenset()) -> list[str]:
     """The counted OpenMP regions (in *names*' order) a data row's region name can mean: the
     same short name; else those ending with its mangled tail; else those of the same function
-    tail nearest in line, within OMP_LINE_SLACK lines, leaving out the regions in *taken*
+    tail (else the same once unsigned parameter types read as signed,
+    :func:`same_but_signedness`) nearest in line, within OMP_LINE_SLACK lines, leaving out
+    the regions in *taken*
     (those other rows of the program name exactly: a region of the profiled build that was
     not reached here must not take its neighbour's counts). Several are template
     instantiations."""
@@ -121,13 +124,26 @@ def omp_candidates(name: str, names: list[str],
     if not m:
         return []
     near: dict[str, int] = {}
-    for n in names:
-        mn = _REGION.match(n)
-        if mn and n not in taken and mn.group(1).endswith(m.group(1)) and \
-                abs(int(mn.group(2)) - int(m.group(2))) <= OMP_LINE_SLACK:
-            near[n] = abs(int(mn.group(2)) - int(m.group(2)))
+    for same in (str.endswith, same_but_signedness):
+        for n in names:
+            mn = _REGION.match(n)
+            if mn and n not in taken and same(mn.group(1), m.group(1)) and \
+                    abs(int(mn.group(2)) - int(m.group(2))) <= OMP_LINE_SLACK:
+                near[n] = abs(int(mn.group(2)) - int(m.group(2)))
+        if near:
+            break
     best = min(near.values(), default=None)
     return [n for n, d in near.items() if d == best]
+
+
+_UNSIGNED = str.maketrans("jmtyh", "ilsxa")  # Itanium: unsigned int/long/short/llong/char
+
+
+def same_but_signedness(ours: str, profiled: str) -> bool:
+    """The profiled (often truncated) name ends our mangled name once unsigned parameter
+    types are read as signed ones: the profiled sources declared a few parameters
+    ``int`` where the exported ones say ``unsigned`` (``..._S_iiiff`` / ``..._S_jjiff``)."""
+    return ours.translate(_UNSIGNED).endswith(profiled.translate(_UNSIGNED))
 
 
 def launch_record_features(rec: dict[str, Any], gpu: str | None) -> dict[str, float]:
