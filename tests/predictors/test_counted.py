@@ -283,6 +283,12 @@ def test_a_fragment_takes_the_nearest_launch_size_and_never_another_rows_counts(
     # entry of another row (another kernel); a named kernel still takes its other sizes'
     np.testing.assert_allclose(got["c_has"], [1.0, 1.0, np.nan, 1.0])
     np.testing.assert_allclose(10 ** got["c_sp"] - 1, [1.0, 2.0, np.nan, 2.0])
+    # a GPU without entries of its own: a fragment row takes another GPU's entry with its
+    # sizes (the tier by sizes across GPUs), still none without them
+    a100 = attach_counted(rows.assign(gpu="NVIDIA A100 SXM4 40GB"),
+                          build_counted_table([res], rows))
+    np.testing.assert_allclose(a100["c_has"], [1.0, 1.0, np.nan, 1.0])
+    np.testing.assert_allclose(10 ** a100["c_sp"] - 1, [1.0, 2.0, np.nan, 2.0])
 
 
 def test_a_full_kernel_name_picks_its_instantiation(tmp_path: Path) -> None:

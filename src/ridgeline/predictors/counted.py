@@ -610,15 +610,15 @@ def _fill_counted(base: pd.DataFrame, todo: pd.DataFrame, cnt: pd.DataFrame,
             break
         if "shape" in keys and not sized:
             continue
-        if "shape" not in keys:
-            # a template-fragment name is told apart by its sizes alone: another row's
-            # entry of that name may be another kernel (quicksort's ``int>`` is gqsort at
-            # 512 blocks and lqsort at 4000 and more)
-            todo = todo[~todo["kernel"].str.match(TEMPLATE_FRAGMENT)]
+        # a template-fragment name is told apart by its sizes alone, so it takes only the
+        # tiers with sizes: another row's entry of that name may be another kernel
+        # (quicksort's ``int>`` is gqsort at 512 blocks and lqsort at 4000 and more)
+        rows_in = todo if "shape" in keys else \
+            todo[~todo["kernel"].str.match(TEMPLATE_FRAGMENT)]
         right = cnt[keys + ["_l2"] + COUNTED_COLUMNS].drop_duplicates(keys if not near else
                                                                        keys + ["_l2"])
-        m = todo[keys + ["_row", "_l2"]].merge(right, on=keys, how="inner",
-                                                suffixes=("", "_c"))
+        m = rows_in[keys + ["_row", "_l2"]].merge(right, on=keys, how="inner",
+                                                   suffixes=("", "_c"))
         if not len(m):
             continue
         if near:
