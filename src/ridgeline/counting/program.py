@@ -156,7 +156,7 @@ def _from_objects(program_dir: Path, mk: str, model: str) -> list[Path]:
     any_src = _SRC_EXT["cuda"] + _SRC_EXT["omp"]
     # rules with their variables expanded (boxfilter-cuda: ``shrUtils.o :
     # $(SPATH)/shrUtils.cpp`` with ``SPATH = ../boxfilter-sycl``)
-    rules = "\n".join(makefile_active_lines(program_dir))
+    rules = "\n".join(_active_lines(mk))
     out: list[Path] = []
     for o in objs:
         if not o.endswith(".o"):
