@@ -28,7 +28,7 @@ from ridgeline.counting.program import (
     sibling_ports,
     sources_of,
 )
-from ridgeline.counting.toolchain import BuildSpec
+from ridgeline.counting.toolchain import NVPTX_TRIPLE, BuildSpec
 
 __all__ = ["CudaBackend", "prepare_sources"]
 
@@ -134,6 +134,7 @@ class CudaBackend(Backend):
                 library=[c for s, c in zip(srcs, copies, strict=True) if s in library],
                 unroll_threshold=opts.unroll_threshold,
                 link_openmp=makefile_host_openmp(program_dir),
+                codegen_target=NVPTX_TRIPLE,
             )
             try:
                 return build_and_count(self.name, program_dir, spec, args, opts,
