@@ -380,6 +380,26 @@ def test_constant_tap_offsets_share_one_address_as_in_the_nvptx_back_end(
     assert r.int_ops < 8 * 1024
 
 
+def test_loop_addresses_become_pointer_increments_under_the_gpu_cost_model(
+        toolchain: None, programs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # 512 threads, each reading px[j], py[j], w[j] for j < 512 (unrolled by two). Under
+    # NVPTX's cost model loop strength reduction walks the three arrays with pointers, whose
+    # loads take constant offsets; under x86's a shifted j stays in every address: three
+    # more integer ops per iteration (a shift and two address additions per unrolled pair,
+    # for each array)
+    import ridgeline.counting.cuda as cuda_backend
+
+    n = 512
+    (gpu,) = count_run(programs / "ptrinc-cuda", str(n), gpu="rtx3080")
+    monkeypatch.setattr(cuda_backend, "NVPTX_TRIPLE", None)
+    (host,) = count_run(programs / "ptrinc-cuda", str(n), gpu="rtx3080")
+    iterations = n * n
+    assert gpu.flops_sp == host.flops_sp == 7 * iterations
+    assert gpu.global_loads == host.global_loads
+    assert gpu.int_ops < 1.1 * iterations and gpu.int_detail["int_gep"] < 0.01 * iterations
+    assert host.int_ops > 2.9 * iterations and host.int_detail["int_gep"] > 1.4 * iterations
+
+
 def test_launches_name_their_template_instantiation_and_host_openmp_links(
         toolchain: None, programs: Path) -> None:
     # scale<int>, scale<double>, scale<float> from one launch site; the host calls
