@@ -68,6 +68,23 @@ def _recorded() -> set[tuple[str, str]]:
     return out
 
 
+def _earlier_defines() -> dict[tuple[str, str, str], list[str]]:
+    """(program, arguments, GPU build) -> the definitions its latest run in a results file
+    was built with, where that run gave them (``--compile-commands``): a rerun builds the
+    program as the run it replaces did. Without this, paper-A reruns for new counting code
+    had dropped the profiled CMake build's definitions (md's double precision, adv's
+    ``dfloat=float``) that an earlier run had counted with."""
+    out: dict[tuple[str, str, str], list[str]] = {}
+    for f in sorted((ROOT / "benchmarks" / "results").glob("counting_*.jsonl")):
+        for line in f.read_text().splitlines():
+            if line.strip():
+                r = json.loads(line)
+                if r.get("defines") is not None:
+                    key = (r["source"], (r.get("args") or "").strip(), r.get("build") or "nvcc")
+                    out[key] = r["defines"]
+    return out
+
+
 def run(args: argparse.Namespace) -> None:
     gt = ground_truth(args.model, args.dataset)
     if len(args.out) != 1:
@@ -94,6 +111,7 @@ def run(args: argparse.Namespace) -> None:
     cc = Path(args.compile_commands) if args.compile_commands else None
     if cc is not None and not cc.is_file():
         raise SystemExit(f"--compile-commands: {cc} does not exist")
+    earlier = _earlier_defines() if cc is None else {}
     for i, src in enumerate(todo):
         rows = gt[gt["source"] == src]
         exe_args = rows["exe_args"].iloc[0]
@@ -103,8 +121,10 @@ def run(args: argparse.Namespace) -> None:
             if not (SRC / src).is_dir():
                 raise ProgramRunError(src, "not-found", "source folder is not in the export")
             _unpack_inputs(SRC / src, exe_args)
-            # the definitions of the build that was profiled, where its export has them
-            defines = compile_commands_defines(cc, src) if cc is not None else None
+            # the definitions of the build that was profiled, where its export has them;
+            # else those an earlier run of this program, arguments and build was given
+            defines = (compile_commands_defines(cc, src) if cc is not None else
+                       earlier.get((src, str(exe_args or "").strip(), args.gpu_compiler)))
             if defines is not None:
                 rec["defines"] = defines
             launches = count_run(SRC / src, exe_args, launches=2, gpu=list(GPUS.values()),
