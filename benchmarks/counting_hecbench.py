@@ -57,15 +57,18 @@ def ground_truth(model: str, dataset: str = "hecbench") -> pd.DataFrame:
     return df[df["model_type"] == model]
 
 
-def _recorded() -> set[tuple[str, str]]:
-    """(program, arguments) pairs some results file already has a record of."""
-    out = set()
+def _stored_runs() -> Iterator[dict]:
+    """Every program run in the results files (benchmarks/results/counting_*.jsonl), the files
+    in name order, so later runs come later."""
     for f in sorted((ROOT / "benchmarks" / "results").glob("counting_*.jsonl")):
         for line in f.read_text().splitlines():
             if line.strip():
-                r = json.loads(line)
-                out.add((r["source"], (r.get("args") or "").strip()))
-    return out
+                yield json.loads(line)
+
+
+def _recorded() -> set[tuple[str, str]]:
+    """(program, arguments) pairs some results file already has a record of."""
+    return {(r["source"], (r.get("args") or "").strip()) for r in _stored_runs()}
 
 
 def _earlier_defines() -> dict[tuple[str, str, str], list[str]]:
@@ -74,15 +77,8 @@ def _earlier_defines() -> dict[tuple[str, str, str], list[str]]:
     program as the run it replaces did. Without this, paper-A reruns for new counting code
     had dropped the profiled CMake build's definitions (md's double precision, adv's
     ``dfloat=float``) that an earlier run had counted with."""
-    out: dict[tuple[str, str, str], list[str]] = {}
-    for f in sorted((ROOT / "benchmarks" / "results").glob("counting_*.jsonl")):
-        for line in f.read_text().splitlines():
-            if line.strip():
-                r = json.loads(line)
-                if r.get("defines") is not None:
-                    key = (r["source"], (r.get("args") or "").strip(), r.get("build") or "nvcc")
-                    out[key] = r["defines"]
-    return out
+    return {(r["source"], (r.get("args") or "").strip(), r.get("build") or "nvcc"): r["defines"]
+            for r in _stored_runs() if r.get("defines") is not None}
 
 
 def run(args: argparse.Namespace) -> None:
