@@ -127,8 +127,8 @@ class BuildSpec:
 #: addresses). convolutionSeparable-omp's row filter: 2.47 G integer ops counted with
 #: ``generic``, 0.31 G with ``nvptx`` (both before the OpenMP runtime term), 0.29 G measured;
 #: stencil1d-cuda's seven taps share one address: 3.78x the measured integer ops with
-#: ``generic``, 1.70x with ``nvptx``; effect over the HeCBench rows in the README (the
-#: "Latest" paragraphs under execution counting)
+#: ``generic``, 1.70x with ``nvptx``; effect over the HeCBench rows in docs/HISTORY.md (the
+#: 2026-11-25 steps under execution counting)
 #: the LLVM triple of :attr:`BuildSpec.codegen_target` for CUDA builds. Only the back
 #: end's passes run under it: the whole -O2 pipeline under NVPTX's model lost FLOPs (within
 #: 5% of the measured 87.7% -> 80.3% on a 30-program CUDA sample), and OpenMP builds, whose
