@@ -8,6 +8,8 @@ import pytest
 
 from ridgeline.errors import NotFittedError, UsageError
 from ridgeline.hardware import get_gpu
+from ridgeline.predictors.counted import COUNTED_COLUMNS
+from ridgeline.predictors.featvec import LAUNCH_COLUMNS
 from ridgeline.predictors.learned import (
     FEATURES,
     TABLE_FILE,
@@ -190,3 +192,22 @@ def test_counted_time_scales_with_its_roofline_bound(table: pd.DataFrame) -> Non
     np.testing.assert_allclose(ratio, 100.0, rtol=0.01)
     np.testing.assert_allclose(m.predict(rows)["time_ns"].to_numpy(),
                                3.0 * 10.0 ** rows["roof_t_ns"].to_numpy(), rtol=0.05)
+
+
+def test_no_time_is_below_the_roofline_of_its_own_counts(table: pd.DataFrame) -> None:
+    # time and counts come from separate models; a kernel is never predicted to move its
+    # bytes or run its operations faster than the GPU's peaks allow
+    m = CountModel(max_iter=30, bags=1).fit(table[FEATURES], table[TARGETS])
+    for gpu in ("rtx3080", "mi300x"):
+        # the launch and counted columns, with the GPU's derived from them again
+        keep = [c for c in table.columns
+                if c not in FEATURES or c in LAUNCH_COLUMNS + COUNTED_COLUMNS]
+        rows = with_gpu_features(table.assign(gpu=get_gpu(gpu).name)[keep])
+        for model in (m, ExportedCountModel.from_bytes(m.export().to_bytes())):
+            p = model.predict(rows)
+            with np.errstate(divide="ignore"):
+                seconds = np.max([np.log10(p[t].to_numpy()) - rows[g].to_numpy()
+                                  for t, g in (("dram_bytes", "g_bw"), ("flops_sp", "g_sp"),
+                                               ("flops_dp", "g_dp"), ("int_ops", "g_int"))],
+                                 axis=0)
+            assert (p["time_ns"].to_numpy() >= 10.0 ** (seconds + 9.0) * (1 - 1e-9)).all()
