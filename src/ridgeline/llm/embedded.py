@@ -7,6 +7,7 @@ import importlib.util
 import json
 import logging
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -89,10 +90,26 @@ def served_gguf(weights: str | None = None) -> Path:
         tmp.unlink(missing_ok=True)
         tail = (r.stderr or r.stdout).strip().splitlines()[-3:]
         raise BackendError(f"could not unpack {packed.name} to float32 in {base} "
-                           f"(exit {r.returncode}): {' / '.join(tail)}; "
+                           f"({_exit_text(r.returncode)}): {' / '.join(tail)}; "
                            "set RIDGELINE_LLM_WEIGHTS=q4_1 to serve the packaged file")
     os.replace(tmp, dest)
     return dest
+
+
+def _exit_text(code: int) -> str:
+    """How a llama.cpp child process ended, for an error message: its exit code, or the
+    signal that killed it; an illegal instruction means the llama-cpp-python build uses an
+    instruction set this CPU lacks (a build with AVX-512 on a CPU without it)."""
+    if code >= 0:
+        return f"exit {code}"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = f"signal {-code}"
+    if -code == signal.SIGILL:
+        return (f"killed by {name}: llama-cpp-python was built for instructions this CPU "
+                "lacks; rebuild it with scripts/setup.d/30-llm.sh, which builds for this CPU")
+    return f"killed by {name}"
 
 
 def free_port() -> int:
@@ -172,7 +189,7 @@ class EmbeddedServer:
         while time.monotonic() < deadline:
             if self._proc is not None and self._proc.poll() is not None:
                 raise BackendError(
-                    f"the embedded model server exited with code {self._proc.returncode} "
+                    f"the embedded model server ended ({_exit_text(self._proc.returncode)}) "
                     f"before answering (command: {' '.join(self.command()[:3])} ...)"
                 )
             try:
