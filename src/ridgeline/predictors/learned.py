@@ -99,13 +99,12 @@ def _within_roofline(X: pd.DataFrame, df: pd.DataFrame) -> pd.DataFrame:
     row could be predicted to move its bytes faster than the GPU's bandwidth allows (1.4% of
     the HeCBench rows under program-grouped CV, 11.5% of those without CPU counts; floored,
     their median APE 74.7% -> 74.0%, all rows 39.8% -> 39.6%)."""
-    if not all(c in X for c in ("g_bw", "g_sp", "g_dp", "g_int")):
+    if not all(c in X for c in _PEAK_COLUMNS):
         return df
     with np.errstate(divide="ignore"):
-        parts = np.vstack([np.log10(df[t].to_numpy(float)) - X[g].to_numpy(float)
-                           for t, g in (("dram_bytes", "g_bw"), ("flops_sp", "g_sp"),
-                                        ("flops_dp", "g_dp"), ("int_ops", "g_int"))])
-    roof_ns = 10.0 ** (np.max(parts, axis=0) + 9.0)
+        dram, sp, dp, int_ops = (np.log10(df[t].to_numpy(float))
+                                 for t in ("dram_bytes", "flops_sp", "flops_dp", "int_ops"))
+    roof_ns = 10.0 ** _roofline_log_ns(dram, sp, dp, int_ops, X)
     return df.assign(time_ns=np.fmax(df["time_ns"].to_numpy(float), roof_ns))
 
 
@@ -398,10 +397,21 @@ def _time_bound(base: pd.DataFrame, gf: pd.DataFrame) -> np.ndarray:
         a = base[analysed].to_numpy(float) if analysed in base else np.full(len(base), np.nan)
         return np.where(np.isfinite(c), c, a)
 
-    parts = np.vstack([best("c_dram", "a_bytes") - gf["g_bw"].to_numpy(float),
-                       best("c_sp", "a_sp") - gf["g_sp"].to_numpy(float),
-                       best("c_dp", "a_dp") - gf["g_dp"].to_numpy(float),
-                       best("c_int", "a_int") - gf["g_int"].to_numpy(float)])
+    return _roofline_log_ns(best("c_dram", "a_bytes"), best("c_sp", "a_sp"),
+                            best("c_dp", "a_dp"), best("c_int", "a_int"), gf)
+
+
+#: the GPU columns (log10 per second) each roofline quantity is divided by
+_PEAK_COLUMNS = ("g_bw", "g_sp", "g_dp", "g_int")
+
+
+def _roofline_log_ns(dram: np.ndarray, sp: np.ndarray, dp: np.ndarray, int_ops: np.ndarray,
+                     gf: pd.DataFrame) -> np.ndarray:
+    """log10 ns of the roofline time of log10 DRAM bytes, SP and DP FLOPs and integer ops on
+    the GPUs of *gf* (its :data:`_PEAK_COLUMNS`): the longest of each over its peak. NaN where
+    every quantity is."""
+    parts = np.vstack([v - gf[g].to_numpy(float)
+                       for v, g in zip((dram, sp, dp, int_ops), _PEAK_COLUMNS, strict=True)])
     with warnings.catch_warnings():  # all-NaN columns: no counts of any kind
         warnings.simplefilter("ignore", RuntimeWarning)
         return np.nanmax(parts, axis=0) + 9.0
