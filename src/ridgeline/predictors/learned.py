@@ -99,8 +99,6 @@ def _within_roofline(X: pd.DataFrame, df: pd.DataFrame) -> pd.DataFrame:
     row could be predicted to move its bytes faster than the GPU's bandwidth allows (1.4% of
     the HeCBench rows under program-grouped CV, 11.5% of those without CPU counts; floored,
     their median APE 74.7% -> 74.0%, all rows 39.8% -> 39.6%)."""
-    if not all(c in X for c in _PEAK_COLUMNS):
-        return df
     with np.errstate(divide="ignore"):
         dram, sp, dp, int_ops = (np.log10(df[t].to_numpy(float))
                                  for t in ("dram_bytes", "flops_sp", "flops_dp", "int_ops"))
