@@ -39,6 +39,15 @@ def test_grouped_eval_and_report(small_table: pd.DataFrame, tmp_path: Path,
     text = path.read_text()
     assert "| majority class |" in text and "64.1%" in text
     assert "unseen GPU AND unseen program" in text
+    # the stated confidence against the share right, for counted and learned rows
+    cal = prot["cv"]["_calibration"]
+    rows = sum(cal[o]["rows"] for o in ("counted", "learned"))
+    assert 0 < rows <= len(prot["cv"]["_pred"])
+    for o in ("counted", "learned"):
+        assert sum(b["rows"] for b in cal[o]["bins"]) == cal[o]["rows"]
+        for b in cal[o]["bins"]:
+            assert b["from"] <= b["confidence"] <= b["to"] and 0.0 <= b["right"] <= 1.0
+    assert "## Confidence of the class" in text and "| counted | 0.99-1.00 |" in text
     pngs = sorted(p.name for p in tmp_path.glob("*.png"))
     assert "time-cv.png" in pngs and any(p.startswith("roofline-") for p in pngs)
     assert "confusion-paper-a-learned.png" in pngs

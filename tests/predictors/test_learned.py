@@ -7,16 +7,20 @@ import pandas as pd
 import pytest
 
 from ridgeline.errors import NotFittedError, UsageError
-from ridgeline.hardware import get_gpu
+from ridgeline.hardware import Counts, get_gpu, get_rule
 from ridgeline.predictors.counted import COUNTED_COLUMNS
 from ridgeline.predictors.featvec import LAUNCH_COLUMNS
 from ridgeline.predictors.learned import (
+    CONFIDENCE,
     FEATURES,
     TABLE_FILE,
     TARGETS,
     CountModel,
     ExportedCountModel,
+    LearnedPredictor,
+    class_confidence,
     features_frame,
+    ridge_margin,
     shipped_model,
 )
 from ridgeline.predictors.training import with_gpu_features
@@ -211,3 +215,40 @@ def test_no_time_is_below_the_roofline_of_its_own_counts(table: pd.DataFrame) ->
                                                ("flops_dp", "g_dp"), ("int_ops", "g_int"))],
                                  axis=0)
             assert (p["time_ns"].to_numpy() >= 10.0 ** (seconds + 9.0) * (1 - 1e-9)).all()
+
+
+def test_confidence_grows_with_the_distance_from_the_ridge_and_trusts_counts_more() -> None:
+    # counts from CPU execution miss their ridge side less often than learned ones, so the
+    # same distance from the ridge states a higher confidence for them
+    gpu = get_gpu("a100")
+    ridge = get_rule("paper-a").ridges(gpu)["int"]
+    seen = {}
+    for origin in (True, False):
+        confs = []
+        for factor in (1.05, 1.5, 3.0, 30.0):  # integer intensity over the ridge
+            c = Counts(0.0, 0.0, 0.0, factor * ridge * 1e6, 1e6)
+            assert ridge_margin(c, gpu) == pytest.approx(np.log10(factor))
+            confs.append(class_confidence(c, gpu, counted=origin))
+            # below the ridge by the same factor: the same distance, the same confidence
+            below = Counts(0.0, 0.0, 0.0, ridge * 1e6 / factor, 1e6)
+            assert class_confidence(below, gpu, counted=origin) == pytest.approx(confs[-1])
+        assert all(0.5 < c < 1.0 for c in confs) and confs == sorted(confs)
+        seen[origin] = confs
+    assert all(a > b for a, b in zip(seen[True], seen[False], strict=True))
+    assert seen[True][-1] > 0.99
+
+
+def test_predict_states_the_confidence_of_its_own_origin() -> None:
+    from ridgeline.cli.predict import sample_dir
+    from ridgeline.predictors.base import KernelRef, Launch
+
+    # the sample saxpy without CPU-execution counts: the learned origin's logistic at the
+    # margin of its own predicted counts
+    srcs = tuple(sorted(sample_dir("saxpy").glob("*.cu")))
+    gpu = get_gpu("rtx3080")
+    pred = LearnedPredictor().predict(KernelRef("saxpy", srcs), Launch(args="16777216 10"), gpu)
+    m = ridge_margin(pred.counts, gpu)
+    assert m is not None
+    a, b = CONFIDENCE["learned"]
+    assert pred.confidence == pytest.approx(1 / (1 + np.exp(-(a + b * abs(m)))))
+    assert pred.confidence == pytest.approx(class_confidence(pred.counts, gpu, counted=False))

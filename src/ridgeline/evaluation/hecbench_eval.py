@@ -25,7 +25,7 @@ from ridgeline.evaluation.metrics import classification, regression
 from ridgeline.evaluation.provenance import provenance
 from ridgeline.evaluation.tasks import EVAL_TASKS, EvalTask
 from ridgeline.hardware import Counts, get_gpu, get_rule
-from ridgeline.predictors.learned import TARGETS, fit_table
+from ridgeline.predictors.learned import TARGETS, class_confidence, fit_table
 from ridgeline.predictors.training import with_gpu_features
 
 __all__ = ["load_table", "cv_paper_a", "run_protocols", "PAPER_BEST", "set_model_params"]
@@ -172,6 +172,48 @@ def _summ(rows: pd.DataFrame, pred: pd.DataFrame, sub_counted: bool = True) -> d
     return out
 
 
+#: the confidence bins of the calibration table (lower edges; the last bin ends at 1)
+CONFIDENCE_BINS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
+
+
+def calibration(rows: pd.DataFrame, pred: pd.DataFrame) -> dict[str, Any]:
+    """How well the stated confidence of the predicted paper-a class
+    (:func:`ridgeline.predictors.learned.class_confidence`) matches the share of rows whose
+    class is right, by confidence bin, for rows with CPU-execution counts and without; with
+    the Brier score of each."""
+    truth = _classes(_truth(rows), rows["gpu"])
+    learned = _classes(pred, rows["gpu"])
+    has = (rows["c_has"].to_numpy(float) == 1.0) if "c_has" in rows else np.zeros(len(rows),
+                                                                               bool)
+    conf = np.full(len(rows), np.nan)
+    for i, (row, g) in enumerate(zip(pred[_COUNT_COLS].itertuples(index=False), rows["gpu"],
+                                     strict=True)):
+        c = class_confidence(Counts(*(float(v) for v in row)), get_gpu(g), bool(has[i]))
+        conf[i] = np.nan if c is None else c
+    right = np.array([t == p for t, p in zip(truth, learned, strict=True)], float)
+    keep = np.array([t != "" for t in truth]) & np.isfinite(conf)
+    out: dict[str, Any] = {}
+    for origin, sel in (("counted", has), ("learned", ~has)):
+        m = keep & sel
+        out[origin] = {"rows": int(m.sum()), "bins": confidence_bins(conf[m], right[m]),
+                       "brier": float(np.mean((conf[m] - right[m]) ** 2)) if m.any()
+                       else float("nan")}
+    return out
+
+
+def confidence_bins(conf: np.ndarray, right: np.ndarray) -> list[dict[str, float]]:
+    """Rows, mean stated confidence and share right (*right*: 1.0 or 0.0 per row) in each
+    :data:`CONFIDENCE_BINS` bin that has rows."""
+    edges = [*CONFIDENCE_BINS, 1.0 + 1e-9]
+    bins = []
+    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+        b = (conf >= lo) & (conf < hi)
+        if b.any():
+            bins.append({"from": lo, "to": min(hi, 1.0), "rows": int(b.sum()),
+                         "confidence": float(conf[b].mean()), "right": float(right[b].mean())})
+    return bins
+
+
 def run_protocols(table: pd.DataFrame, folds: int = 5, seed: int = 4839,
                   which: tuple[str, ...] = ("cv", "logo", "unseen")) -> dict[str, Any]:
     full = _prepared(table)
@@ -180,7 +222,8 @@ def run_protocols(table: pd.DataFrame, folds: int = 5, seed: int = 4839,
     if "cv" in which:
         pred = _fold_predict(hb, hb, group_kfold(hb, folds, seed),
                              lambda f, progs: ~f["program"].isin(progs).to_numpy())
-        res["cv"] = {"all": _summ(hb, pred), "_pred": pred}
+        res["cv"] = {"all": _summ(hb, pred), "_pred": pred,
+                     "_calibration": calibration(hb, pred)}
         for g in sorted(hb["gpu"].unique()):
             m = (hb["gpu"] == g).to_numpy()
             res["cv"][g] = _summ(hb[m], pred[m])
@@ -217,6 +260,8 @@ def run(args: argparse.Namespace) -> int:
     path = write_report(out, pa, prot, table, prov)
     clean = {"paper_a": {k: v for k, v in pa.items() if not k.startswith("_")},
              "protocols": _strip(prot), "provenance": prov}
+    if "_calibration" in prot.get("cv", {}):
+        clean["confidence_calibration"] = prot["cv"]["_calibration"]
     (out / "results.json").write_text(json.dumps(clean, indent=2, default=str))
     print(f"report: {path}")
     print(f"paper-a (RTX 3080, program-grouped CV): learned accuracy "

@@ -76,6 +76,27 @@ def _protocol_section(prot: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _calibration_section(cal: dict[str, Any]) -> list[str]:
+    """The stated confidence of the paper-a class against the share right, by bin."""
+    lines = ["## Confidence of the class (program-grouped CV, all GPUs)", "",
+             "`ridgeline predict` states how likely its paper-A class is right (`conf`). "
+             "Here is that figure against the share of rows whose class was right, by "
+             "confidence bin, for rows with CPU-execution counts and rows whose counts are "
+             "learned. The confidence's two logistics were fitted on these predictions (four "
+             "numbers, `predictors.learned.CONFIDENCE`); `benchmarks/confidence_calibration.py` "
+             "checks them on programs left out of the fit.", "",
+             "| counts | confidence | rows | mean stated | share right |",
+             "|---|---|---|---|---|"]
+    for origin in ("counted", "learned"):
+        c = cal.get(origin) or {}
+        for b in c.get("bins", []):
+            lines.append(f"| {origin} | {b['from']:.2f}-{b['to']:.2f} | {b['rows']} | "
+                         f"{_f(b['confidence'])} | {_f(b['right'])} |")
+    briers = ", ".join(f"{o} {cal[o]['brier']:.3f} ({cal[o]['rows']} rows)"
+                       for o in ("counted", "learned") if cal.get(o, {}).get("rows"))
+    return lines + ["", f"Brier score: {briers}.", ""]
+
+
 def _plots(out: Path, prot: dict[str, Any], table: pd.DataFrame) -> list[str]:
     if "cv" not in prot or "_pred" not in prot["cv"]:
         return []
@@ -136,6 +157,8 @@ def write_report(out: Path, pa: dict[str, Any], prot: dict[str, Any], table: pd.
         lines += ["## Time (learned), program-grouped 5-fold CV", "", _TIME_HEAD,
                   time_row("all GPUs", cv["time_learned"]), ""]
     lines += _protocol_section(prot)
+    if "_calibration" in prot.get("cv", {}):
+        lines += _calibration_section(prot["cv"]["_calibration"])
     lines += _plots(out, prot, table)
     lines += ["## Provenance", "", "```json", json.dumps(prov, indent=2, default=str), "```", ""]
     path = out / "report.md"
