@@ -9,7 +9,9 @@ import pandas as pd
 import pytest
 
 from ridgeline.cli import main
+from ridgeline.hardware import Counts, get_gpu
 from ridgeline.predictors.batch_predict import PRED_COLUMNS
+from ridgeline.predictors.learned import class_confidence
 
 
 def test_predict_sample_several_gpus_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -103,6 +105,15 @@ def test_predict_batch_contract(tmp_path: Path, stencil_dir: Path, omp_dir: Path
         # stencil program dereferences pointers it never allocated, so it crashes there and
         # its rows are learned from the source (the batch goes on)
         assert [df["pred_origin"][i] for i in (0, 1, 6)] == ["learned", "learned", "counted"]
+        # each predicted class says how likely it is right, by the origin of its counts
+        for i in (0, 1, 6):
+            gpu = get_gpu(df["device"][i])
+            counts = Counts(*(float(df[c][i]) for c in ("pred_SP_FLOP", "pred_DP_FLOP",
+                                                         "pred_HP_FLOP", "pred_int_ops",
+                                                         "pred_bytes_total")))
+            want = class_confidence(counts, gpu, counted=df["pred_origin"][i] == "counted")
+            assert float(df["pred_confidence"][i]) == pytest.approx(want, rel=1e-6)
+        assert all(df["pred_confidence"][i] == "" for i in (2, 3, 4, 5))
 
 
 def test_predict_batch_missing_columns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -21,7 +21,7 @@ from ridgeline.errors import RidgelineError, UnknownNameError
 from ridgeline.hardware import Counts, get_rule, load_catalog, time_lower_bound
 from ridgeline.predictors.batch import analyze_rows
 from ridgeline.predictors.counted import COUNTED_COLUMNS, attach_counted, launch_record_features
-from ridgeline.predictors.learned import features_frame, shipped_model
+from ridgeline.predictors.learned import class_confidence, features_frame, shipped_model
 
 __all__ = ["predict_batch", "PRED_COLUMNS", "REQUIRED", "COUNT_MODES"]
 
@@ -102,6 +102,13 @@ def predict_batch(rows_csv: Path, sources: Path, predictor: str = "learned",
             times = np.array([np.nan] * len(sub))
             out.loc[out.index[idx], "pred_origin"] = "analytic"
         _fill(out, idx, counts, times, sub_gpus)
+        if predictor == "learned" and len(idx):
+            # how likely the paper-a class is right, by where the row's counts come from
+            out["pred_confidence"] = np.nan
+            out.loc[out.index[idx], "pred_confidence"] = [
+                class_confidence(Counts(*(float(v) for v in row)), gpu, bool(h))
+                for row, gpu, h in zip(counts.itertuples(index=False), sub_gpus, has,
+                                       strict=True)]
     out["error"] = err
     return out
 
