@@ -460,10 +460,10 @@ def save_model(model: CountModel, path: Path) -> None:
 #: the HeCBench rows (seed 4839; 2026-11-27), one pair for the 3035 rows with CPU-execution
 #: counts and one for the 356 whose counts are learned. The earlier single logistic of
 #: |m| / 0.25 for both was under-confident on counted rows (it said 55% where 70% were right,
-#: 65% where 81% were) and over-confident on the others (93% where 76% were right); Brier
-#: score 0.052 -> 0.046 (counted) and 0.164 -> 0.159 (learned). Fitted on the programs of four
-#: folds of another split and scored on the fifth's, the stated confidence is within 5.1
-#: points of the share right in every bin of 100 rows or more
+#: 65% where 81% were) and over-confident on the others (93% where 76% were right). Fitted on
+#: the programs of four folds of another split and scored on the fifth's, the stated
+#: confidence is within 5.1 points of the share right in every bin of 100 rows or more; Brier
+#: score on counted rows 0.052 (old) -> 0.046 (held out), on the others 0.164 either way
 #: (``python benchmarks/confidence_calibration.py``; ``ridgeline eval`` reports the bins)
 CONFIDENCE: dict[str, tuple[float, float]] = {"counted": (1.18, 3.03), "learned": (0.52, 1.17)}
 
