@@ -524,6 +524,21 @@ def test_counters_every_block_updates_are_written_back_once(toolchain: None,
     assert r.dram_bytes == 4 * n + 256 + 256 - kept(256) + floor(r)
 
 
+def test_counters_every_sampled_block_updates_are_distinct_sectors_once(toolchain: None,
+                                                                        programs: Path) -> None:
+    # the same histogram with its 64 counters in a buffer of 16384: the 10 counted blocks of
+    # 16384 touch their own input slices and the same 8 counter sectors; extrapolating their
+    # union like the accesses would make the counters 8 x 1638 sectors (2048 once capped by
+    # the buffer), read from DRAM once each. The first block's sectors count once, the
+    # others' stand for the blocks not counted
+    n = 4194304
+    (r,) = count_run(programs / "hotbins-cuda", f"{n} 16384", gpu="rtx3080")
+    assert r.blocks_counted < r.blocks_total == n // 256
+    assert r.sectors_read == pytest.approx(4 * n / 32 + 8)
+    assert r.sectors_written == pytest.approx(8)
+    assert r.dram_bytes == pytest.approx(4 * n + 256 + 256 - kept(256) + floor(r))
+
+
 def test_sampled_stencil_blocks_find_their_neighbours_rows_in_the_l2(toolchain: None,
                                                                      programs: Path) -> None:
     check_sampled_stencil(programs / "rows-cuda", FLOOR, code=True)

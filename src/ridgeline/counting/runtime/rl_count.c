@@ -175,6 +175,12 @@ typedef struct { uintptr_t key; uint64_t rd[PAGE_WORDS], wr[PAGE_WORDS]; } rl_pa
 static rl_page **pages;
 static size_t npages_cap, npages;
 static rl_page *last_page;
+/* distinct sectors read / written so far in the launch, and the same at the end of its first
+ * counted block (team) that touched any: with sampled blocks, what the first block touched
+ * and the later ones touch again (tables every block reads, counters every block updates) is
+ * not extrapolated like what each block touches for itself (records.py distinct_sectors) */
+static uint64_t rl_dist_rd, rl_dist_wr, rl_first_rd, rl_first_wr;
+static int rl_first_set, rl_win_nonblock;
 
 static rl_page *page_get(uintptr_t key) {
   if (last_page && last_page->key == key) return last_page;
@@ -249,6 +255,7 @@ static void pages_reset(uint64_t *rd, uint64_t *wr) {
     }
   npages = 0;
   last_page = NULL;
+  rl_dist_rd = rl_dist_wr = 0;
 }
 
 /* ---- L2 model: sectored (4 x 32 B per 128 B line), set-associative, LRU, write-back,
@@ -317,8 +324,11 @@ static void record(uintptr_t a, uint64_t n, int write, int l2_only) {
     if (!l2_only) {
       rl_page *p = page_get((uintptr_t)(s >> (PAGE_SHIFT - 5)));
       uint64_t idx = s & ((1u << (PAGE_SHIFT - 5)) - 1);
-      uint64_t *bits = write ? p->wr : p->rd;
-      bits[idx >> 6] |= 1ull << (idx & 63);
+      uint64_t *bits = write ? p->wr : p->rd, bit = 1ull << (idx & 63);
+      if (!(bits[idx >> 6] & bit)) {
+        bits[idx >> 6] |= bit;
+        if (write) rl_dist_wr++; else rl_dist_rd++;
+      }
     }
     for (int i = 0; i < nl2; i++) l2_access(&l2s[i], s, write);
   }
@@ -662,6 +672,7 @@ int __rl_kbegin(const char *name) {
   memset(rl_extra_w, 0, sizeof rl_extra_w);
   rl_unchecked_div = 0;
   blocks_total = blocks_counted = 1;
+  rl_first_set = 0;
   nblock_work = 0;
   __rl_spmd_flag = 0;
   __rl_omp_shares = 0;
@@ -735,6 +746,9 @@ void __rl_window_end_w(double w) {
   for (int i = 0; i < nl2; i++) l2s[i].wd_w += w * (double)(l2s[i].dirtied - l2s[i].wd_snap);
   for (int i = 0; i < 3; i++) rl_extra_w[i] += w * (double)(rl_extra_flops[i] - rl_extra_snap[i]);
   rl_extra_w[3] += w * (double)(rl_extra_int - rl_extra_snap[3]);
+  if (!rl_win_nonblock && !rl_first_set && (rl_dist_rd || rl_dist_wr)) {
+    rl_first_rd = rl_dist_rd; rl_first_wr = rl_dist_wr; rl_first_set = 1;
+  }
   if (nblock_work == block_work_cap) {
     block_work_cap = block_work_cap ? block_work_cap * 2 : 64;
     block_work = realloc(block_work, block_work_cap * 8);
@@ -747,7 +761,9 @@ void __rl_window_end(void) { __rl_window_end_w(1.0); }
 /* a window that is not one block/team (code of an OpenMP region around its teams): counted,
  * but left out of the per-block work list that judges homogeneity */
 void __rl_window_end_nw(double w) {
+  rl_win_nonblock = 1;
   __rl_window_end_w(w);
+  rl_win_nonblock = 0;
   nblock_work--;
 }
 
@@ -988,6 +1004,10 @@ static void emit(void) {
   fprintf(f, ",\"omp_shares\":%d", __rl_omp_shares);
   fprintf(f, ",\"spmd\":%d,\"local_depth\":%llu,\"unchecked_div\":%llu", __rl_spmd_flag,
           (unsigned long long)rl_local_depth, (unsigned long long)rl_unchecked_div);
+  if (rl_first_set)
+    fprintf(f, ",\"sectors_first\":[%llu,%llu]", (unsigned long long)rl_first_rd,
+            (unsigned long long)rl_first_wr);
+  rl_first_set = 0;
   fprintf(f, ",\"sectors_read\":%llu,\"sectors_written\":%llu,\"l2\":[",
           (unsigned long long)srd, (unsigned long long)swr);
   for (int i = 0; i < nl2; i++) {
