@@ -180,7 +180,7 @@ static rl_page *last_page;
  * and the later ones touch again (tables every block reads, counters every block updates) is
  * not extrapolated like what each block touches for itself (records.py distinct_sectors) */
 static uint64_t rl_dist_rd, rl_dist_wr, rl_first_rd, rl_first_wr;
-static int rl_first_set, rl_win_nonblock;
+static int rl_first_set;
 
 static rl_page *page_get(uintptr_t key) {
   if (last_page && last_page->key == key) return last_page;
@@ -726,8 +726,9 @@ void __rl_window_begin(void) {
   __rl_on = 1;
 }
 
-/* close a window whose counts stand for `w` blocks (1 unless blocks are sampled) */
-void __rl_window_end_w(double w) {
+/* close a window whose counts stand for `w` blocks (1 unless blocks are sampled); `block`:
+ * the window is one block (team), not the code of an OpenMP region around its teams */
+static void window_close(double w, int block) {
   __rl_on = 0;
   rl_last_win_secs = __rl_now() - rl_win_t0;
   uint64_t work = 0, mv[2 * NMEM];
@@ -746,7 +747,7 @@ void __rl_window_end_w(double w) {
   for (int i = 0; i < nl2; i++) l2s[i].wd_w += w * (double)(l2s[i].dirtied - l2s[i].wd_snap);
   for (int i = 0; i < 3; i++) rl_extra_w[i] += w * (double)(rl_extra_flops[i] - rl_extra_snap[i]);
   rl_extra_w[3] += w * (double)(rl_extra_int - rl_extra_snap[3]);
-  if (!rl_win_nonblock && !rl_first_set && (rl_dist_rd || rl_dist_wr)) {
+  if (block && !rl_first_set && (rl_dist_rd || rl_dist_wr)) {
     rl_first_rd = rl_dist_rd; rl_first_wr = rl_dist_wr; rl_first_set = 1;
   }
   if (nblock_work == block_work_cap) {
@@ -756,14 +757,14 @@ void __rl_window_end_w(double w) {
   block_work[nblock_work++] = work;
 }
 
-void __rl_window_end(void) { __rl_window_end_w(1.0); }
+void __rl_window_end_w(double w) { window_close(w, 1); }
+
+void __rl_window_end(void) { window_close(1.0, 1); }
 
 /* a window that is not one block/team (code of an OpenMP region around its teams): counted,
  * but left out of the per-block work list that judges homogeneity */
 void __rl_window_end_nw(double w) {
-  rl_win_nonblock = 1;
-  __rl_window_end_w(w);
-  rl_win_nonblock = 0;
+  window_close(w, 0);
   nblock_work--;
 }
 
