@@ -274,11 +274,10 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
                + ints["int_runtime"])
     bound_rd, bound_wr = footprint_bound(raw, sscale)
     counted_blocks = int(raw.get("blocks_counted", 1))
-    first = raw.get("sectors_first")
-    srd, swr = (min(distinct_sectors(float(raw[key]), None if first is None else float(first[k]),
-                                     sscale, counted_blocks), bound)
-                for k, (key, bound) in enumerate((("sectors_read", bound_rd),
-                                                  ("sectors_written", bound_wr))))
+    first_rd, first_wr = raw.get("sectors_first") or (None, None)
+    srd = min(distinct_sectors(raw["sectors_read"], first_rd, sscale, counted_blocks), bound_rd)
+    swr = min(distinct_sectors(raw["sectors_written"], first_wr, sscale, counted_blocks),
+              bound_wr)
     by_gpu: dict[str, float] = {}
     floor = LAUNCH_DRAM_FLOOR.get(backend, 0.0)
     # local memory: accesses to stack arrays indexed at run time (older runtimes reported
