@@ -24,9 +24,8 @@ import numpy as np
 
 from ridgeline.datasets import group_kfold
 from ridgeline.evaluation import hecbench_eval as he
-from ridgeline.hardware import Counts, get_gpu
 from ridgeline.predictors.counted import attach_counted
-from ridgeline.predictors.learned import CONFIDENCE, ridge_margin
+from ridgeline.predictors.learned import CONFIDENCE
 
 
 def _logistic(p: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -58,15 +57,7 @@ def main() -> int:
     pred = he.run_protocols(table, 5, args.seed, which=("cv",))["cv"]["_pred"]
     full = he._prepared(table)
     hb = full[full["dataset"] == "hecbench"].reset_index(drop=True)
-    truth = he._classes(he._truth(hb), hb["gpu"])
-    learned = he._classes(pred, hb["gpu"])
-    margin = np.array([np.nan if m is None else abs(m) for m in (
-        ridge_margin(Counts(*(float(v) for v in row)), get_gpu(g))
-        for row, g in zip(pred[he._COUNT_COLS].itertuples(index=False), hb["gpu"],
-                          strict=True))])
-    right = np.array([t == p for t, p in zip(truth, learned, strict=True)], float)
-    keep = np.array([t != "" for t in truth]) & np.isfinite(margin)
-    has = hb["c_has"].to_numpy(float) == 1.0
+    margin, right, keep, has = he.class_outcomes(hb, pred)
     held_out = np.full(len(hb), np.nan)
     for tr, te in group_kfold(hb, 5, 7):
         for sel in (has, ~has):

@@ -25,7 +25,7 @@ from ridgeline.evaluation.metrics import classification, regression
 from ridgeline.evaluation.provenance import provenance
 from ridgeline.evaluation.tasks import EVAL_TASKS, EvalTask
 from ridgeline.hardware import Counts, get_gpu, get_rule
-from ridgeline.predictors.learned import TARGETS, class_confidence, fit_table
+from ridgeline.predictors.learned import TARGETS, fit_table, margin_confidence, ridge_margin
 from ridgeline.predictors.training import with_gpu_features
 
 __all__ = ["load_table", "cv_paper_a", "run_protocols", "PAPER_BEST", "set_model_params"]
@@ -176,22 +176,33 @@ def _summ(rows: pd.DataFrame, pred: pd.DataFrame, sub_counted: bool = True) -> d
 CONFIDENCE_BINS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
 
 
+def class_outcomes(rows: pd.DataFrame, pred: pd.DataFrame
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per row of *rows* with predicted counts *pred*: the distance |m| (log10) of the
+    predicted counts' deciding intensity from its ridge (NaN without a class), whether the
+    predicted paper-a class is the measured one (1.0 or 0.0), whether the row has both (a
+    measured class and a margin), and whether its counts come from CPU execution."""
+    truth = _classes(_truth(rows), rows["gpu"])
+    learned = _classes(pred, rows["gpu"])
+    margin = np.array([np.nan if m is None else abs(m) for m in (
+        ridge_margin(Counts(*(float(v) for v in row)), get_gpu(g))
+        for row, g in zip(pred[_COUNT_COLS].itertuples(index=False), rows["gpu"],
+                          strict=True))], float)
+    right = np.array([t == p for t, p in zip(truth, learned, strict=True)], float)
+    keep = np.array([t != "" for t in truth]) & np.isfinite(margin)
+    has = (rows["c_has"].to_numpy(float) == 1.0) if "c_has" in rows else np.zeros(len(rows),
+                                                                               bool)
+    return margin, right, keep, has
+
+
 def calibration(rows: pd.DataFrame, pred: pd.DataFrame) -> dict[str, Any]:
     """How well the stated confidence of the predicted paper-a class
     (:func:`ridgeline.predictors.learned.class_confidence`) matches the share of rows whose
     class is right, by confidence bin, for rows with CPU-execution counts and without; with
     the Brier score of each."""
-    truth = _classes(_truth(rows), rows["gpu"])
-    learned = _classes(pred, rows["gpu"])
-    has = (rows["c_has"].to_numpy(float) == 1.0) if "c_has" in rows else np.zeros(len(rows),
-                                                                               bool)
-    conf = np.full(len(rows), np.nan)
-    for i, (row, g) in enumerate(zip(pred[_COUNT_COLS].itertuples(index=False), rows["gpu"],
-                                     strict=True)):
-        c = class_confidence(Counts(*(float(v) for v in row)), get_gpu(g), bool(has[i]))
-        conf[i] = np.nan if c is None else c
-    right = np.array([t == p for t, p in zip(truth, learned, strict=True)], float)
-    keep = np.array([t != "" for t in truth]) & np.isfinite(conf)
+    margin, right, keep, has = class_outcomes(rows, pred)
+    conf = np.array([margin_confidence(m, bool(h)) if k else np.nan
+                     for m, h, k in zip(margin, has, keep, strict=True)])
     out: dict[str, Any] = {}
     for origin, sel in (("counted", has), ("learned", ~has)):
         m = keep & sel

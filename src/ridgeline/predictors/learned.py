@@ -35,7 +35,7 @@ from ridgeline.predictors.trees import (
 
 __all__ = ["CountModel", "LearnedPredictor", "TARGETS", "FEATURES", "shipped_model",
            "MODEL_FILE", "TABLE_FILE", "features_frame", "ExportedCountModel",
-           "class_confidence", "ridge_margin", "CONFIDENCE"]
+           "class_confidence", "margin_confidence", "ridge_margin", "CONFIDENCE"]
 
 log = logging.getLogger(__name__)
 TARGETS = ["flops_sp", "flops_dp", "flops_hp", "int_ops", "dram_bytes", "time_ns"]
@@ -93,6 +93,8 @@ def _with_direct(X: pd.DataFrame, out: dict[str, np.ndarray]) -> pd.DataFrame:
         ok = has & np.isfinite(v)
         df.loc[ok, t] = _counts(v[ok])
     return df
+
+
 def _within_roofline(X: pd.DataFrame, df: pd.DataFrame) -> pd.DataFrame:
     """*df* with every predicted time at least the roofline time of its own predicted counts
     (DRAM bytes / bandwidth, each precision's FLOPs / peak, integer ops / peak: the GPU columns
@@ -483,10 +485,13 @@ def class_confidence(counts: Counts, gpu: GPU, counted: bool) -> float | None:
     :data:`CONFIDENCE`); *counted*: the counts come from CPU execution. None when the rule
     gives no class."""
     m = ridge_margin(counts, gpu)
-    if m is None:
-        return None
+    return None if m is None else margin_confidence(m, counted)
+
+
+def margin_confidence(margin: float, counted: bool) -> float:
+    """:data:`CONFIDENCE`'s logistic at the distance *margin* (log10) from the ridge."""
     a, b = CONFIDENCE["counted" if counted else "learned"]
-    return float(1.0 / (1.0 + math.exp(-(a + b * abs(m)))))
+    return float(1.0 / (1.0 + math.exp(-(a + b * abs(margin)))))
 
 
 class LearnedPredictor(Predictor):
