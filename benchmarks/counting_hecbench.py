@@ -113,6 +113,10 @@ def run(args: argparse.Namespace) -> None:
         exe_args = rows["exe_args"].iloc[0]
         t0 = time.monotonic()
         rec: dict = {"source": src, "args": exe_args}
+        # the build goes on failures too: a timeout of the clang build is not the default
+        # build's failure
+        if args.gpu_compiler != "nvcc":
+            rec["build"] = args.gpu_compiler
         try:
             if not (SRC / src).is_dir():
                 raise ProgramRunError(src, "not-found", "source folder is not in the export")
@@ -131,8 +135,6 @@ def run(args: argparse.Namespace) -> None:
                                  **compiler_options(args.gpu_compiler,
                                                     args.keep_constant_math,
                                                     args.unroll_threshold))
-            if args.gpu_compiler != "nvcc":
-                rec["build"] = args.gpu_compiler
             if args.unroll_threshold is not None:
                 rec["unroll_threshold"] = args.unroll_threshold
             rec["launches"] = [r.to_dict() for r in launches]
