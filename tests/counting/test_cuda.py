@@ -202,9 +202,12 @@ def test_shared_float_atomic_add_is_a_flop(toolchain: None, programs: Path) -> N
     extra = round(8 * (0.22 * 8 + 0.5 - 1))  # per address and block
     assert r.flops_sp == 128 * (256 + 32 * extra)
     assert r.atomics == 128 * (256 + 32)
+    # global float atomics: each of the 32 outputs takes one from each of the 128 blocks
+    assert (r.atomics_hot_fp, r.atomics_hot) == (128, 0)
     one = by["single"]
     extra = round(256 * (0.45 * 256 + 0.5 - 1))
     assert one.flops_dp == 4 * (256 + extra) and one.flops_sp == 0
+    assert one.atomics_hot == one.atomics_hot_fp == 0  # on shared memory only
 
 
 def test_reciprocals_and_divisions_by_minus_one(toolchain: None, programs: Path) -> None:
@@ -522,6 +525,20 @@ def test_counters_every_block_updates_are_written_back_once(toolchain: None,
     (r,) = count_run(programs / "hotbins-cuda", str(n), gpu="rtx3080")
     assert r.blocks_counted < r.blocks_total == n // 256
     assert r.dram_bytes == 4 * n + 256 + 256 - kept(256) + floor(r)
+
+
+def test_most_integer_atomics_on_one_address_whole_and_sampled(toolchain: None,
+                                                      programs: Path) -> None:
+    # each of the 64 counters takes n / 64 of the n atomics (the input's low six bits cycle
+    # through them): counted whole, and extrapolated from the sampled blocks of a large grid
+    # like the launch's atomics; a launch without atomics has none on any address
+    for n in (4096, 4194304):
+        (r,) = count_run(programs / "hotbins-cuda", str(n), gpu="rtx3080")
+        assert r.atomics == pytest.approx(n)
+        assert r.atomics_hot == pytest.approx(n / 64)  # integer atomics
+        assert r.atomics_hot_fp == 0
+    (plain,) = count_run(programs / "srcdir-cuda", "4096", gpu="rtx3080")
+    assert plain.atomics == plain.atomics_hot == plain.atomics_hot_fp == 0
 
 
 def test_counters_every_sampled_block_updates_are_distinct_sectors_once(toolchain: None,

@@ -417,6 +417,8 @@ def test_team_memory_float_atomics_retry_under_contention(libomp: None, programs
     c = 0.45 if teams < 68 else 0.22
     assert r.flops_sp == teams * (256 + round(256 * (c * 256 + 0.5 - 1)))
     assert r.flops_dp == 0
+    # one float atomic per team on the mapped total: all on one global address
+    assert (r.atomics_hot_fp, r.atomics_hot) == (teams, 0)
 
 
 def test_reductions_count_the_gpu_reduction_trees(libomp: None, programs: Path) -> None:

@@ -18,6 +18,7 @@ from ridgeline.predictors.counted import (
     by_size_rank,
     demangle,
     fragment_in,
+    launch_record_features,
     launched_threads,
     match_kernel,
     pick_launch,
@@ -66,6 +67,18 @@ def _record(kernel: str, sp: float, dram: dict[str, float], **kw: object) -> dic
             "flops_hp": 0.0, "int_ops": 1000.0, "global_load_bytes": 800.0,
             "global_store_bytes": 400.0, "dram_bytes": None, "dram_bytes_by_gpu": dram,
             "int_detail": {"int_arith": 600.0, "int_gep": 400.0}, **kw}
+
+
+def test_most_atomics_on_one_address_known_none_or_unknown() -> None:
+    # log10(1 + n) of the reported count; a record without atomics has none on any address;
+    # one with atomics from before the count was reported says nothing (NaN)
+    base = {"flops_sp": 10.0, "int_ops": 5.0, "dram_bytes": 64.0}
+    hot = launch_record_features({**base, "atomics": 300.0, "atomics_hot": 99.0,
+                                  "atomics_hot_fp": 9.0}, None)
+    assert (hot["c_atom_hot"], hot["c_atom_hot_fp"]) == pytest.approx((2.0, 1.0))
+    for col in ("c_atom_hot", "c_atom_hot_fp"):
+        assert launch_record_features({**base, "atomics": 0.0}, None)[col] == 0.0
+        assert np.isnan(launch_record_features({**base, "atomics": 300.0}, None)[col])
 
 
 def test_counted_table_matches_rows_and_gpus(tmp_path: Path) -> None:

@@ -157,6 +157,40 @@ def test_latency_bound_exceeds_the_roofline_for_a_launch_too_small_to_hide_laten
     assert f["time_bound_ns"].iloc[2] == pytest.approx(f["roof_t_ns"].iloc[2], nan_ok=True)
 
 
+def test_atomics_on_one_address_bound_a_counted_launchs_time() -> None:
+    # rfs's sum: 5e6 float atomics into one address, a few MB of DRAM, 11-17 ms measured;
+    # the roofline bound is microseconds, the atomics one after another take milliseconds.
+    # The same number of integer atomics on one counter go 32 (a warp's) at a time. Without
+    # such atomics (0), with the count unknown (NaN) or without counts, the roofline bound
+    # stands
+    from ridgeline.predictors.counted import COUNTED_COLUMNS
+    from ridgeline.predictors.featvec import LAUNCH_COLUMNS
+    from ridgeline.predictors.learned import ATOMIC_FP_CYCLES, ATOMIC_INT_WARP_CYCLES
+
+    rows = pd.DataFrame([{c: 0.0 for c in LAUNCH_COLUMNS + COUNTED_COLUMNS} for _ in range(5)])
+    rows["a_launched"] = np.log10(1 + 65536.0)
+    rows["c_has"] = [1.0, 1.0, 1.0, 1.0, float("nan")]
+    rows["c_sp"] = np.log10(1 + 1e7)
+    rows["c_dram"] = np.log10(1 + 2e7)
+    many = np.log10(1 + 5e6)
+    rows["c_atom_hot_fp"] = [many, 0.0, float("nan"), 0.0, many]
+    rows["c_atom_hot"] = [0.0, 0.0, float("nan"), many, many]
+    g = get_gpu("a100")
+    f = features_frame(rows, [g] * 5)
+    clock = g.boost_clock_mhz * 1e6
+    serial = 5e6 * ATOMIC_FP_CYCLES / clock * 1e9
+    assert 10 ** f["roof_t_ns"].iloc[0] == pytest.approx(serial, rel=1e-6)
+    assert 1e7 < serial < 3e7  # the measured 11-17 ms
+    roof = 2e7 / (g.dram_bandwidth_gbps * 1e9) * 1e9
+    for i in (1, 2):
+        assert 10 ** f["roof_t_ns"].iloc[i] == pytest.approx(roof, rel=1e-3)
+    warps = 5e6 / 32 * ATOMIC_INT_WARP_CYCLES / clock * 1e9
+    assert 10 ** f["roof_t_ns"].iloc[3] == pytest.approx(max(warps, roof), rel=1e-3)
+    assert warps < serial / 10
+    # a row without counts (c_has NaN): its bound is the analysed roofline alone
+    assert 10 ** f["roof_t_ns"].iloc[4] < serial / 100
+
+
 def test_counted_rows_also_train_the_uncounted_case(table: pd.DataFrame) -> None:
     # each counted row gets a copy as an uncounted row would look: counted and latency
     # columns NaN, the time bound from the analysed counts alone; the same targets

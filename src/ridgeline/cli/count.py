@@ -16,8 +16,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="run a CUDA/OpenMP/OpenCL program on the CPU and count its kernel launches",
         description="Build PROGRAM_DIR for the CPU with instrumentation, run it with ARGS and "
         "print per-launch counts: FLOPs by precision (FMA = 2), integer ops, global "
-        "load/store bytes, shared accesses, atomics, distinct 32-byte sectors, and DRAM "
-        "bytes modelled with the L2 of --gpu.",
+        "load/store bytes, shared accesses, atomics (and the most global atomics on one "
+        "address, which the GPU performs one after another), distinct 32-byte sectors, and "
+        "DRAM bytes modelled with the L2 of --gpu.",
         epilog="examples:\n"
         "  ridgeline count-run external/gpuFLOPBench/src/atan2-omp --args '10000000 100' "
         "--gpu rtx3080 --json\n"
@@ -116,10 +117,11 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print_table(
         ["kernel", "launch", "SP FLOP", "DP FLOP", "HP FLOP", "int ops", "load B", "store B",
-         "DRAM B", "blocks"],
+         "DRAM B", "atomics", "on 1 addr", "blocks"],
         [[r.kernel[-48:], r.launch, f"{r.flops_sp:.4g}", f"{r.flops_dp:.4g}",
           f"{r.flops_hp:.4g}", f"{r.int_ops:.4g}", f"{r.global_load_bytes:.4g}",
-          f"{r.global_store_bytes:.4g}", f"{r.dram_bytes or 0:.4g}",
+          f"{r.global_store_bytes:.4g}", f"{r.dram_bytes or 0:.4g}", f"{r.atomics:.4g}",
+          "-" if r.atomics_hot is None else f"{r.atomics_hot:.4g}",
           f"{r.blocks_counted}/{r.blocks_total}"] for r in recs],
     )
     from ridgeline.hardware import get_gpu

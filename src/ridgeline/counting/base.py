@@ -57,6 +57,11 @@ class LaunchCount:
     global_store_bytes: float = 0.0
     shared_accesses: float = 0.0
     atomics: float = 0.0
+    #: the most global integer (compare-and-swap included) and float atomics the launch
+    #: performs on one address (the GPU's L2 performs them one after another, a warp's
+    #: integer ones together); None when the run did not report them (older records)
+    atomics_hot: float | None = None
+    atomics_hot_fp: float | None = None
     sectors_read: float = 0.0
     sectors_written: float = 0.0
     #: stack arrays indexed at run time (GPU local memory): bytes loaded, stored, and the

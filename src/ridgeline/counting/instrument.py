@@ -346,11 +346,15 @@ def _mem_hook(line: str) -> str | None:
         ptr = _ptr_operand(ops[0].strip()) if len(ops) >= 2 else None
         if ptr is None:
             return None
-        call = f"call void @__rl_atom({ptr}, i64 {type_size(ops[1].split()[0])})"
         # a float add as one atomic (OpenMP's atomic update): on the GPU a compare-and-swap
-        # loop around the FADD where the memory is on-chip (the runtime decides, counts it)
-        fa = re.match(r"atomicrmw\s+(?:volatile\s+)?(fadd|fsub)\s", s[m.start(1):])
-        prec = {"float": 0, "double": 1}.get(ops[1].split()[0]) if fa else None
+        # loop around the FADD where the memory is on-chip (the runtime decides, counts it);
+        # float atomics are told apart (__rl_atom_f): a warp's integer ones on one address
+        # go to the L2 as one, its float ones one by one
+        fa = re.match(r"atomicrmw\s+(?:volatile\s+)?(fadd|fsub|fmax|fmin)\s", s[m.start(1):])
+        fn = "__rl_atom_f" if fa else "__rl_atom"
+        call = f"call void @{fn}({ptr}, i64 {type_size(ops[1].split()[0])})"
+        prec = {"float": 0, "double": 1}.get(ops[1].split()[0]) if fa and fa.group(1) in (
+            "fadd", "fsub") else None
         if prec is not None:
             call += f"\n  call void @__rl_fatomic({ptr}, i32 {prec})"
         return call
@@ -496,6 +500,7 @@ def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("
     out.append("declare void @__rl_lda(ptr, i64)")
     out.append("declare void @__rl_sta(ptr, i64)")
     out.append("declare void @__rl_atom(ptr, i64)")
+    out.append("declare void @__rl_atom_f(ptr, i64)")
     out.append("declare void @__rl_fatomic(ptr, i32)")
     out.append("declare void @__rl_ddiv(double, double, double)")
     out.append("declare void @__rl_vol(ptr)")

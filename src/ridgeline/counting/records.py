@@ -338,6 +338,8 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
         global_stores=gs[0] * scale, global_store_bytes=gs[1] * scale,
         shared_accesses=sh * scale,
         atomics=(raw["global_atomic"][0] + raw["shared_atomic"][0]) * scale,
+        atomics_hot=float(raw["atomic_hot"][0]) if "atomic_hot" in raw else None,
+        atomics_hot_fp=float(raw["atomic_hot"][1]) if "atomic_hot" in raw else None,
         sectors_read=srd, sectors_written=swr,
         dram_bytes_by_gpu=by_gpu,
         local_load_bytes=float(ll[1]) * scale, local_store_bytes=float(ls[1]) * scale,

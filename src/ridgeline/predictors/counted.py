@@ -59,7 +59,7 @@ DATASET_BUILD = {"paper-a": "clang"}
 COUNTED_COLUMNS = ["c_has", "c_sp", "c_dp", "c_hp", "c_int", "c_arith", "c_logic", "c_cmp",
                    "c_gep", "c_conv", "c_select", "c_load_b", "c_store_b", "c_loads",
                    "c_stores", "c_shared", "c_atomics", "c_dram", "c_ai_sp", "c_ai_dp",
-                   "c_ai_int", "c_omp_loop"]
+                   "c_ai_int", "c_omp_loop", "c_atom_hot", "c_atom_hot_fp"]
 _KEYS = ["source", "exe_args", "kernel", "gpu"]
 #: launch sizes of a row (normalised ``256,1,1``), keyed on where the counted table has them
 _SHAPE = ["grid", "block"]
@@ -168,6 +168,12 @@ def launch_record_features(rec: dict[str, Any], gpu: str | None) -> dict[str, fl
         "c_omp_loop": float("nan") if rec.get("omp_worksharing") is None
         else float(bool(rec["omp_worksharing"])),
     }
+    # the most global integer / float atomics on one address; none without atomics, unknown
+    # (NaN) where a record with atomics predates the count
+    for col, key in (("c_atom_hot", "atomics_hot"), ("c_atom_hot_fp", "atomics_hot_fp")):
+        hot = rec.get(key)
+        f[col] = _lg(hot) if hot is not None else (
+            0.0 if not rec.get("atomics") else float("nan"))
     for p, col in (("sp", "c_ai_sp"), ("dp", "c_ai_dp"), ("int", "c_ai_int")):
         f[col] = f[{"sp": "c_sp", "dp": "c_dp", "int": "c_int"}[p]] - f["c_dram"]
     return f

@@ -42,7 +42,8 @@ TARGETS = ["flops_sp", "flops_dp", "flops_hp", "int_ops", "dram_bytes", "time_ns
 #: counted quantities against the GPU's peaks (log10 seconds at peak), NaN without counts
 COUNTED_GPU_COLUMNS = ["gc_t_mem", "gc_t_sp", "gc_t_dp", "gc_t_int", "gc_bytes_over_l2"]
 #: log10 ns of the roofline time bound from the best counts a row has (counted, else
-#: analysed): max of DRAM bytes / bandwidth and each precision's operations / peak
+#: analysed): max of DRAM bytes / bandwidth and each precision's operations / peak, and for
+#: counted rows the time their most-updated atomic address takes (``_atomic_log_ns``)
 BOUND_COLUMNS = ["roof_t_ns"]
 #: counted rows against the GPU's latency (see :func:`_latency_bound`): operations and memory
 #: accesses per thread, waves of resident threads, active warps per scheduler, the issue-
@@ -392,14 +393,51 @@ def _add_omp_runtime_int(base: pd.DataFrame) -> None:
 
 def _time_bound(base: pd.DataFrame, gf: pd.DataFrame) -> np.ndarray:
     """log10 ns of the roofline bound from counted numbers where a row has them, else the
-    analysed ones (NaN when neither side has any)."""
+    analysed ones (NaN when neither side has any); for counted rows at least the time their
+    most-updated atomic address takes (:func:`_atomic_log_ns`)."""
     def best(counted: str, analysed: str) -> np.ndarray:
         c = base[counted].to_numpy(float)
         a = base[analysed].to_numpy(float) if analysed in base else np.full(len(base), np.nan)
         return np.where(np.isfinite(c), c, a)
 
-    return _roofline_log_ns(best("c_dram", "a_bytes"), best("c_sp", "a_sp"),
+    roof = _roofline_log_ns(best("c_dram", "a_bytes"), best("c_sp", "a_sp"),
                             best("c_dp", "a_dp"), best("c_int", "a_int"), gf)
+    return np.fmax(roof, _atomic_log_ns(base, gf))
+
+
+#: cycles (at the boost clock) the L2 takes per atomic on one address when they come one
+#: after another: a warp's integer atomics on one address as one (hence per 32 of them), float
+#: atomics each on its own (see :func:`_atomic_log_ns`). Measured on the counted HeCBench rows:
+#: integer, at least 1.4 cycles per warp (atomicPerf's 1.5 M on one counter, 38 us on the RTX
+#: 3080; all-pairs-distance on the A100); float, 3.9 cycles per atomic on the RTX 3080 (rfs's
+#: sum and atomicPerf's float counter) and 4.0 on the A100 (rfs), though some launches ran
+#: faster (atomicPerf-omp, ccsd-trpdrv: 5% of the 93 rows with float atomics on one address
+#: under 1 cycle). With the bound, program-grouped 5-fold CV of time over the 3391 rows: within
+#: 2x 69.5% -> 70.7%, mean |log10 error| 0.322 -> 0.309, median APE 39.1% -> 39.7%; on the 346
+#: rows with atomics within 2x 37.6% -> 50.3% ({1, 2} x {2, 4} cycles within a point of each
+#: other)
+ATOMIC_INT_WARP_CYCLES, ATOMIC_FP_CYCLES = 1.0, 4.0
+
+
+def _atomic_log_ns(base: pd.DataFrame, gf: pd.DataFrame) -> np.ndarray:
+    """log10 ns the counted global atomics on one address take one after another: the
+    integer ones (``c_atom_hot``) 32 at a time at :data:`ATOMIC_INT_WARP_CYCLES`, the float
+    ones (``c_atom_hot_fp``) at :data:`ATOMIC_FP_CYCLES` each; NaN without such atomics or
+    counts."""
+    if "c_has" not in base:
+        return np.full(len(base), np.nan)
+    counted = base["c_has"].to_numpy(float) == 1.0
+
+    def hot(col: str) -> np.ndarray:
+        v = base[col].to_numpy(float) if col in base else np.full(len(base), np.nan)
+        return np.where(counted, np.nan_to_num(10.0 ** v - 1.0, nan=0.0), 0.0)
+
+    cycles = np.fmax(hot("c_atom_hot") / 32.0 * ATOMIC_INT_WARP_CYCLES,
+                     hot("c_atom_hot_fp") * ATOMIC_FP_CYCLES)
+    clock_hz = gf["g_clock"].to_numpy(float) * 1e9
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.log10(cycles / clock_hz * 1e9)
+    return np.where(np.isfinite(t) & (cycles >= 1.0), t, np.nan)
 
 
 #: the GPU columns (log10 per second) each roofline quantity is divided by

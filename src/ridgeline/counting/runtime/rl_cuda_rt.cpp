@@ -47,14 +47,14 @@ extern char __start_rl_shared[], __stop_rl_shared[], __start_rl_regs[], __stop_r
 void __rl_set_regs(uintptr_t lo, uintptr_t hi);
 }
 
-extern "C" void __rl_atom(void *p, uint64_t n);
+extern "C" void __rl_atom_f(void *p, uint64_t n);
 extern "C" int __rl_is_shared(const void *p);
 extern "C" void __rl_count_extra(int prec, uint64_t flops, uint64_t intops);
 extern "C" void __rl_count_cas_retries(double k, uint64_t blocks, int prec);
 extern "C" int __rl_on;  // set while a counted block runs
 static void note_shared_cas(const void *a, int prec);
 template <class F> static F atomic_fp(F *a, F v, int op) {
-  __rl_atom(a, sizeof(F));
+  __rl_atom_f(a, sizeof(F));
   // shared-memory float add has no native instruction before sm_90: a compare-and-swap loop
   // around an FADD, which Nsight counts as a FLOP (global RED.ADD.F32 is not counted)
   if (op == 0 && __rl_is_shared(a)) {
