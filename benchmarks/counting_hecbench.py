@@ -31,7 +31,7 @@ import pandas as pd
 
 from ridgeline.counting import ProgramRunError, compiler_options, count_run
 from ridgeline.counting.omp import omp_device_int_ops
-from ridgeline.counting.program import compile_commands_defines
+from ridgeline.counting.program import compile_commands_defines, makefile_defines
 from ridgeline.datasets import load
 from ridgeline.hardware import Counts, get_gpu, get_rule
 from ridgeline.predictors.counted import (
@@ -125,6 +125,9 @@ def run(args: argparse.Namespace) -> None:
             # else those an earlier run of this program, arguments and build was given
             defines = (compile_commands_defines(cc, src) if cc is not None else
                        earlier.get((src, str(exe_args or "").strip(), args.gpu_compiler)))
+            if args.define:
+                defines = (makefile_defines(SRC / src) if defines is None else defines) \
+                    + [d for d in args.define if d not in (defines or [])]
             if defines is not None:
                 rec["defines"] = defines
             launches = count_run(SRC / src, exe_args, launches=2, gpu=list(GPUS.values()),
@@ -666,6 +669,11 @@ def main() -> None:
                         "compile_commands.json gives its sources (the profiled build: "
                         "gpuFLOPBench's cuda-profiling/compile_commands.json), not the "
                         "Makefile's; programs it lacks keep the Makefile's")
+    p.add_argument("--define", action="append", default=None, metavar="NAME[=VALUE]",
+                   help="run: add this preprocessor definition (repeatable) to those the "
+                        "build takes (Makefile, --compile-commands or an earlier run's), for a "
+                        "program whose profiled launch sizes show another build configuration "
+                        "(is-cuda's CLASS='S'); records keep them, so reruns do too")
     p.add_argument("--keep-constant-math", action="store_true",
                    help="run: count math calls on constants per call (count-run "
                         "--keep-constant-math)")
