@@ -134,12 +134,14 @@ def run(args: argparse.Namespace) -> None:
                                  idle_stop=args.idle_stop,
                                  timeout=args.timeout, memory_gb=args.memory_gb,
                                  kernel=None, expect=_expected(args.model, rows),
-                                 defines=defines,
+                                 defines=defines, sample_skip=not args.all_blocks,
                                  **compiler_options(args.gpu_compiler,
                                                     args.keep_constant_math,
                                                     args.unroll_threshold))
             if args.unroll_threshold is not None:
                 rec["unroll_threshold"] = args.unroll_threshold
+            if args.all_blocks:
+                rec["all_blocks"] = True
             rec["launches"] = [r.to_dict() for r in launches]
             if getattr(launches, "stopped", None):
                 rec["stopped"] = launches.stopped
@@ -674,6 +676,11 @@ def main() -> None:
                         "build takes (Makefile, --compile-commands or an earlier run's), for a "
                         "program whose profiled launch sizes show another build configuration "
                         "(is-cuda's CLASS='S'); records keep them, so reruns do too")
+    p.add_argument("--all-blocks", action="store_true",
+                   help="run: execute every block of a sampled launch (those beyond the sample "
+                        "uncounted; count_run's sample_skip=False), for a program whose later "
+                        "launch sizes come from a sampled launch's results (marchingCubes' "
+                        "active blocks); slower; records say so")
     p.add_argument("--keep-constant-math", action="store_true",
                    help="run: count math calls on constants per call (count-run "
                         "--keep-constant-math)")
