@@ -126,8 +126,8 @@ def run(args: argparse.Namespace) -> None:
             defines = (compile_commands_defines(cc, src) if cc is not None else
                        earlier.get((src, str(exe_args or "").strip(), args.gpu_compiler)))
             if args.define:
-                defines = (makefile_defines(SRC / src) if defines is None else defines) \
-                    + [d for d in args.define if d not in (defines or [])]
+                base = makefile_defines(SRC / src) if defines is None else defines
+                defines = base + [d for d in args.define if d not in base]
             if defines is not None:
                 rec["defines"] = defines
             launches = count_run(SRC / src, exe_args, launches=2, gpu=list(GPUS.values()),
