@@ -1,0 +1,219 @@
+"""Input files the profiled HeCBench programs read but the fetched snapshot lacks.
+
+The snapshot of gpuFLOPBench leaves out files of 4 MiB and more, and the programs' shared
+`src/data` folder is not in it at all, so the counting benchmark could not run bfs, kmeans,
+hotspot, hotspot3D, srad, nn and ced ("missing-input"). This script puts in their place:
+
+- the Rodinia files that are small enough to be in a fetched Rodinia snapshot, copied as they
+  are (`srad/image.pgm`, `nn/cane4_*.db`);
+- for the rest, files of the same format and the same sizes as the profiled ones, with values
+  drawn from a fixed seed. The profiled launch sizes fix those sizes (bfs: 3907 blocks of 256
+  threads, 1,000,000 nodes; kmeans: 1930 blocks, 494,020 points of 34 features; ced: a 39 x 22
+  grid of 16 x 16 tiles, 354 x 626 frames). Which launches a program makes and how much work
+  each does depend on the sizes; where they also depend on the values (the first bfs level
+  visits one node and its edges; ced's hysteresis branches on pixel values), the counts are
+  those of these values, not of the lost originals.
+
+Every file written is listed in `<src>/data/INPUTS.json` with where it came from. Files that
+are there already are kept, unless they are git-lfs pointers or empty.
+
+  python benchmarks/hecbench_inputs.py [--src external/gpuFLOPBench/src]
+      [--rodinia /work/.mirror/Munksgaard+rodinia/repo] [--only bfs,kmeans]
+
+`--rodinia` is the git folder of a Rodinia snapshot brought in with the library's fetch
+(github:Munksgaard/rodinia); without it the copied files are skipped and said so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = 20251127
+
+
+def _needed(path: Path) -> bool:
+    if not path.exists() or path.stat().st_size == 0:
+        return True
+    if path.stat().st_size > 512:
+        return False
+    return path.read_bytes().startswith(b"version https://git-lfs")
+
+
+def _write_lines(path: Path, lines: list[str] | np.ndarray) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".part")
+    with tmp.open("w") as f:
+        f.write("\n".join(lines))
+        f.write("\n")
+    tmp.replace(path)
+
+
+def _floats(values: np.ndarray, fmt: str = "%.6f") -> list[str]:
+    return [fmt % v for v in values]
+
+
+def bfs_graph(path: Path, nodes: int = 1_000_000, seed: int = SEED) -> str:
+    """Rodinia's BFS text format: node count; per node "first-edge degree"; the source node;
+    the edge count; per edge "destination weight". Each node gets 2-4 undirected edges to
+    uniform random nodes (so about 6 per node, as in the graph's name), weights 1-10."""
+    rng = np.random.default_rng(seed)
+    own = rng.integers(2, 5, size=nodes)
+    src = np.repeat(np.arange(nodes), own)
+    dst = rng.integers(0, nodes, size=src.size)
+    # each edge is stored at both ends
+    a = np.concatenate([src, dst])
+    b = np.concatenate([dst, src])
+    w = rng.integers(1, 11, size=src.size)
+    w = np.concatenate([w, w])
+    order = np.argsort(a, kind="stable")
+    b, w = b[order], w[order]
+    degree = np.bincount(a, minlength=nodes)
+    first = np.concatenate([[0], np.cumsum(degree)[:-1]])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".part")
+    with tmp.open("w") as f:
+        f.write(f"{nodes}\n")
+        np.savetxt(f, np.column_stack([first, degree]), fmt="%d")
+        f.write(f"\n0\n\n{b.size}\n")
+        np.savetxt(f, np.column_stack([b, w]), fmt="%d")
+    tmp.replace(path)
+    return f"synthetic: {nodes} nodes, {b.size} edge entries, source 0, seed {seed}"
+
+
+def kmeans_points(path: Path, points: int = 494_020, features: int = 34,
+                  seed: int = SEED) -> str:
+    """Rodinia's kmeans text format: per point "id f1 ... fN", space separated."""
+    rng = np.random.default_rng(seed)
+    x = rng.gamma(0.5, 2.0, size=(points, features)).astype(np.float32)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".part")
+    with tmp.open("w") as f:
+        np.savetxt(f, np.column_stack([np.arange(1, points + 1), x]),
+                   fmt=["%d"] + ["%.2f"] * features)
+    tmp.replace(path)
+    return f"synthetic: {points} points x {features} features, seed {seed}"
+
+
+def hotspot_grid(path: Path, cells: int, kind: str, seed: int = SEED) -> str:
+    """Rodinia's hotspot text format: one value per line, row after row (layer after layer
+    for hotspot3D). Temperatures around 324-336 K, power densities up to 0.005."""
+    rng = np.random.default_rng(seed + (0 if kind == "temp" else 1))
+    v = (323.0 + 13.0 * rng.random(cells)) if kind == "temp" else 0.005 * rng.random(cells)
+    _write_lines(path, _floats(v))
+    return f"synthetic: {cells} {kind} values, seed {seed}"
+
+
+def ced_frames(folder: Path, frames: int = 110, rows: int = 354, cols: int = 626,
+               seed: int = SEED) -> str:
+    """The Chai CED frame format: rows, cols, then the grey values row after row. The frames
+    are a picture rather than noise (shaded discs and bars on a gradient, moving from frame to
+    frame, with a little grain), so the edge kernels' branches see edges where a video has
+    them."""
+    rng = np.random.default_rng(seed)
+    yy, xx = np.mgrid[0:rows, 0:cols]
+    shapes = [(rng.uniform(0, rows), rng.uniform(0, cols), rng.uniform(15, 70),
+               rng.uniform(60, 200)) for _ in range(12)]
+    folder.mkdir(parents=True, exist_ok=True)
+    for t in range(frames):
+        img = 40.0 + 80.0 * xx / cols + 30.0 * yy / rows
+        for k, (cy, cx, r, level) in enumerate(shapes):
+            dy = 0.8 * t * np.sin(k)
+            dx = 1.1 * t * np.cos(k)
+            img[(yy - cy - dy) ** 2 + (xx - cx - dx) ** 2 < r * r] = level
+        img[(xx // 47) % 5 == 0] += 25.0
+        img += rng.normal(0.0, 3.0, size=img.shape)
+        grey = np.clip(img, 0, 255).astype(np.uint8)
+        body = "\n".join(" ".join(map(str, row)) for row in grey)
+        tmp = folder / f"{t}.txt.part"
+        tmp.write_text(f"{rows}\n{cols}\n{body}\n")
+        tmp.replace(folder / f"{t}.txt")
+    return f"synthetic: {frames} frames of {rows} x {cols}, seed {seed}"
+
+
+def _from_rodinia(rodinia: Path | None, member: str) -> Callable[[Path], str]:
+    def copy(path: Path) -> str:
+        if rodinia is None:
+            raise LookupError("no --rodinia snapshot given")
+        got = subprocess.run(["git", f"--git-dir={rodinia}", "cat-file", "blob",
+                              f"HEAD:{member}"], capture_output=True)
+        if got.returncode != 0 or got.stdout.startswith(b"version https://git-lfs"):
+            raise LookupError(f"{member} is not in the Rodinia snapshot {rodinia}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(got.stdout)
+        return f"copied from Rodinia {member}"
+    return copy
+
+
+def inputs(src: Path, rodinia: Path | None) -> dict[str, list[tuple[Path, Callable[[Path], str]]]]:
+    """Per program family: the files to make and how."""
+    data = src / "data"
+    return {
+        "bfs": [(data / "bfs" / "graph1MW_6.txt", bfs_graph)],
+        "kmeans": [(data / "kmeans" / "kdd_cup", kmeans_points)],
+        "hotspot": [(data / "hotspot" / "temp_512", lambda p: hotspot_grid(p, 512 * 512, "temp")),
+                    (data / "hotspot" / "power_512",
+                     lambda p: hotspot_grid(p, 512 * 512, "power"))],
+        "hotspot3D": [(data / "hotspot3D" / "temp_512x8",
+                       lambda p: hotspot_grid(p, 512 * 512 * 8, "temp")),
+                      (data / "hotspot3D" / "power_512x8",
+                       lambda p: hotspot_grid(p, 512 * 512 * 8, "power"))],
+        "srad": [(data / "srad" / "image.pgm", _from_rodinia(rodinia, "data/srad/image.pgm"))],
+        "nn": [(data / "nn" / f"cane4_{i}.db", _from_rodinia(rodinia, f"data/nn/cane4_{i}.db"))
+               for i in range(4)],
+        "ced": [(src / "ced-cuda" / "input" / "peppa" / "0.txt",
+                 lambda p: ced_frames(p.parent))],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--src", type=Path, default=ROOT / "external" / "gpuFLOPBench" / "src")
+    ap.add_argument("--rodinia", type=Path, default=None,
+                    help="git folder of a fetched Rodinia snapshot (for srad's and nn's files)")
+    ap.add_argument("--only", default="", help="comma-separated program families")
+    args = ap.parse_args(argv)
+    if not args.src.is_dir():
+        print(f"--src: {args.src} is not a folder (export the HeCBench snapshot first)",
+              file=sys.stderr)
+        return 2
+    plan = inputs(args.src, args.rodinia)
+    only = [s for s in args.only.split(",") if s]
+    unknown = [s for s in only if s not in plan]
+    if unknown:
+        print(f"--only: unknown {', '.join(unknown)} (known: {', '.join(plan)})",
+              file=sys.stderr)
+        return 2
+    manifest_path = args.src / "data" / "INPUTS.json"
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    failed = 0
+    for family, files in plan.items():
+        if only and family not in only:
+            continue
+        for path, make in files:
+            rel = str(path.relative_to(args.src))
+            if not _needed(path):
+                print(f"{family}: {rel} is there")
+                continue
+            try:
+                how = make(path)
+            except (LookupError, OSError) as e:
+                failed += 1
+                print(f"{family}: {rel} not made: {e}", file=sys.stderr)
+                continue
+            manifest[rel] = how
+            print(f"{family}: {rel}: {how}", flush=True)
+    manifest_path.parent.mkdir(parents=True, exist_ok=True)
+    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
