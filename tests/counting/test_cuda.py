@@ -335,6 +335,17 @@ def test_math_on_constants_folded_or_counted_per_call(toolchain: None, programs:
         compiler_options("icc")
 
 
+def test_float_math_named_without_suffix_stays_single_precision(toolchain: None,
+                                                               programs: Path) -> None:
+    # hypot(x, y) and atan2(y, x) of floats, no <math.h>: hypotf and atan2f as under nvcc
+    from ridgeline.counting.mathops import MATH_FLOPS
+
+    n = 512
+    (r,) = count_run(programs / "floatmath-cuda", str(n))
+    assert r.flops_dp == 0
+    assert r.flops_sp == n * (MATH_FLOPS["hypotf"][1] + MATH_FLOPS["atan2f"][1])
+
+
 def test_nvcc_fast_math_flag_is_not_a_clang_build(toolchain: None, programs: Path) -> None:
     # the Makefile builds with nvcc -use_fast_math: powf is the approximate __powf there; a
     # clang build of the same source (HeCBench's CMake build behind the paper-A rows) has no

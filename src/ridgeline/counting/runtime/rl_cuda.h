@@ -171,6 +171,22 @@ using std::isfinite;
 using std::isinf;
 using std::isnan;
 using std::signbit;
+/* CUDA's math headers declare float overloads of the math functions in the global namespace
+   (hypot(float, float) is hypotf there); glibc's <math.h> declares only the double ones, so a
+   program that does not include <math.h> (whose C++ wrapper brings these in) would compute
+   hypot(x, y) of floats in double here. */
+using std::abs; using std::fabs; using std::ceil; using std::floor; using std::sqrt;
+using std::cbrt; using std::pow; using std::exp; using std::exp2; using std::expm1;
+using std::log; using std::log10; using std::log2; using std::log1p; using std::logb;
+using std::ilogb; using std::sin; using std::cos; using std::tan; using std::asin;
+using std::acos; using std::atan; using std::atan2; using std::sinh; using std::cosh;
+using std::tanh; using std::asinh; using std::acosh; using std::atanh; using std::hypot;
+using std::fmod; using std::remainder; using std::remquo; using std::modf; using std::frexp;
+using std::ldexp; using std::scalbn; using std::scalbln; using std::erf; using std::erfc;
+using std::lgamma; using std::tgamma; using std::copysign; using std::nextafter;
+using std::round; using std::lround; using std::llround; using std::trunc; using std::rint;
+using std::lrint; using std::llrint; using std::nearbyint; using std::fdim; using std::fma;
+using std::fmax; using std::fmin;
 template <class A, class B, class = typename std::enable_if<!std::is_same<A, B>::value>::type>
 static inline typename std::common_type<A, B>::type min(A a, B b) { return b < a ? b : a; }
 template <class A, class B, class = typename std::enable_if<!std::is_same<A, B>::value>::type>
