@@ -2,14 +2,15 @@
 
 The snapshot of gpuFLOPBench leaves out files of 4 MiB and more, and the programs' shared
 `src/data` folder is not in it at all, so the counting benchmark could not run bfs, kmeans,
-hotspot, hotspot3D, srad, nn and ced ("missing-input"). This script puts in their place:
+hotspot, hotspot3D, srad, nn, ced and recursiveGaussian-omp ("missing-input"). This script puts in their place:
 
 - the Rodinia files that are small enough to be in a fetched Rodinia snapshot, copied as they
   are (`srad/image.pgm`, `nn/cane4_*.db`);
 - for the rest, files of the same format and the same sizes as the profiled ones, with values
   drawn from a fixed seed. The profiled launch sizes fix those sizes (bfs: 3907 blocks of 256
   threads, 1,000,000 nodes; kmeans: 1930 blocks, 494,020 points of 34 features; ced: a 39 x 22
-  grid of 16 x 16 tiles, 354 x 626 frames). Which launches a program makes and how much work
+  grid of 16 x 16 tiles, 354 x 626 frames; recursiveGaussian: a 120 x 68 grid of 16 x 16
+tiles, a 1920 x 1080 image). Which launches a program makes and how much work
   each does depend on the sizes; where they also depend on the values (the first bfs level
   visits one node and its edges; ced's hysteresis branches on pixel values), the counts are
   those of these values, not of the lost originals.
@@ -138,6 +139,22 @@ def ced_frames(folder: Path, frames: int = 110, rows: int = 354, cols: int = 626
     return f"synthetic: {frames} frames of {rows} x {cols}, seed {seed}"
 
 
+def ppm_image(path: Path, width: int = 1920, height: int = 1080, seed: int = SEED) -> str:
+    """A binary PPM (P6, 8-bit RGB): recursiveGaussian's StoneRGB.ppm, whose size the
+    profiled transpose grid (120 x 68 tiles of 16 x 16) gives as 1920 x 1080."""
+    rng = np.random.default_rng(seed)
+    yy, xx = np.mgrid[0:height, 0:width]
+    base = 96.0 + 64.0 * np.sin(xx / 37.0) * np.cos(yy / 53.0)
+    rgb = np.stack([base, base * 0.8 + 20.0, base * 0.6 + 40.0], axis=-1)
+    rgb += rng.normal(0.0, 8.0, size=rgb.shape)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".part")
+    tmp.write_bytes(f"P6\n{width} {height}\n255\n".encode()
+                    + np.clip(rgb, 0, 255).astype(np.uint8).tobytes())
+    tmp.replace(path)
+    return f"synthetic: {width} x {height} RGB, seed {seed}"
+
+
 def _from_rodinia(rodinia: Path | None, member: str) -> Callable[[Path], str]:
     def copy(path: Path) -> str:
         if rodinia is None:
@@ -170,6 +187,7 @@ def inputs(src: Path, rodinia: Path | None) -> dict[str, list[tuple[Path, Callab
                for i in range(4)],
         "ced": [(src / "ced-cuda" / "input" / "peppa" / "0.txt",
                  lambda p: ced_frames(p.parent))],
+        "recursiveGaussian": [(src / "recursiveGaussian-cuda" / "StoneRGB.ppm", ppm_image)],
     }
 
 
