@@ -43,6 +43,7 @@ from ridgeline.predictors.counted import (
     match_kernel,
     merge_launches,
     run_record,
+    same_but_integer_width,
     same_but_signedness,
     shape_key,
 )
@@ -240,7 +241,7 @@ def _omp_pairs(gt_kernels: list[str], ours: list[str],
         m = _LINE.match(n)
         if not m:
             continue
-        for same in (str.endswith, same_but_signedness):
+        for same in (str.endswith, same_but_signedness, same_but_integer_width):
             cands = []
             for o in ours:
                 mo = _LINE.match(o)

@@ -2,7 +2,8 @@
 
 The snapshot of gpuFLOPBench leaves out files of 4 MiB and more, and the programs' shared
 `src/data` folder is not in it at all, so the counting benchmark could not run bfs, kmeans,
-hotspot, hotspot3D, srad, nn, ced and recursiveGaussian-omp ("missing-input"). This script puts in their place:
+hotspot, hotspot3D, srad, nn, ced and recursiveGaussian-omp ("missing-input"). This script
+puts in their place:
 
 - the Rodinia files that are small enough to be in a fetched Rodinia snapshot, copied as they
   are (`srad/image.pgm`, `nn/cane4_*.db`);
@@ -10,8 +11,8 @@ hotspot, hotspot3D, srad, nn, ced and recursiveGaussian-omp ("missing-input"). T
   drawn from a fixed seed. The profiled launch sizes fix those sizes (bfs: 3907 blocks of 256
   threads, 1,000,000 nodes; kmeans: 1930 blocks, 494,020 points of 34 features; ced: a 39 x 22
   grid of 16 x 16 tiles, 354 x 626 frames; recursiveGaussian: a 120 x 68 grid of 16 x 16
-tiles, a 1920 x 1080 image). Which launches a program makes and how much work
-  each does depend on the sizes; where they also depend on the values (the first bfs level
+  tiles, a 1920 x 1080 image). Which launches a program makes and how much work each does
+  depend on the sizes; where they also depend on the values (the first bfs level
   visits one node and its edges; ced's hysteresis branches on pixel values), the counts are
   those of these values, not of the lost originals.
 

@@ -58,6 +58,14 @@ def test_match_kernel_omp_tails_and_prefixes() -> None:
     assert match_kernel("iiiff_l127", box, "omp") == box[0]
     assert match_kernel("iiiff_l174", box, "omp") == box[1]
     assert match_kernel("iiidf_l127", box, "omp") is None
+    # ... or size_t (recursiveGaussian-omp: the profile's ..._PjmmffffffffFF_l194, ours
+    # ..._PjiiffffffffFF_l194); tried last, so a region of the same widths is preferred
+    rg = ["_Z13RecursiveRGBAPKjPjiiffffffff_l194", "_Z9TransposePKjPjii_l77"]
+    assert match_kernel("Z13RecursiveRGBAPKjPjmmffffffff_l194", rg, "omp") == rg[0]
+    assert match_kernel("Z9TransposePKjPjmm_l77", rg, "omp") == rg[1]
+    assert match_kernel("Z9TransposePKjPjmf_l77", rg, "omp") is None
+    two = ["_Z1fPfii_l10", "_Z1fPfmm_l10"]
+    assert match_kernel("fPfmm_l10", two, "omp") == two[1]
 
 
 def _record(kernel: str, sp: float, dram: dict[str, float], **kw: object) -> dict[str, object]:

@@ -36,7 +36,8 @@ from ridgeline.predictors.srcscan import OMP_LINE_SLACK, TEMPLATE_FRAGMENT, rena
 __all__ = ["COUNTED_COLUMNS", "COUNTED_FILE", "match_kernel", "build_counted_table",
            "counted_features", "attach_counted", "launch_record_features", "run_counts",
            "load_counted_table", "run_program_counts", "record_for", "merge_launches",
-           "pick_launch", "same_but_signedness", "shape_key", "by_size_rank", "launched_threads",
+           "pick_launch", "same_but_signedness", "same_but_integer_width", "shape_key",
+           "by_size_rank", "launched_threads",
            "TEMPLATE_FRAGMENT",
            "build_count_runs", "load_count_runs", "RUNS_FILE", "DATASET_BUILD", "DEFAULT_BUILD"]
 
@@ -110,7 +111,8 @@ def omp_candidates(name: str, names: list[str],
     """The counted OpenMP regions (in *names*' order) a data row's region name can mean: the
     same short name; else those ending with its mangled tail; else those of the same function
     tail (else the same once unsigned parameter types read as signed,
-    :func:`same_but_signedness`) nearest in line, within OMP_LINE_SLACK lines, leaving out
+    :func:`same_but_signedness`, else once every integer type reads as int,
+    :func:`same_but_integer_width`) nearest in line, within OMP_LINE_SLACK lines, leaving out
     the regions in *taken*
     (those other rows of the program name exactly: a region of the profiled build that was
     not reached here must not take its neighbour's counts). Several are template
@@ -124,7 +126,7 @@ def omp_candidates(name: str, names: list[str],
     if not m:
         return []
     near: dict[str, int] = {}
-    for same in (str.endswith, same_but_signedness):
+    for same in (str.endswith, same_but_signedness, same_but_integer_width):
         for n in names:
             mn = _REGION.match(n)
             if mn and n not in taken and same(mn.group(1), m.group(1)) and \
@@ -144,6 +146,17 @@ def same_but_signedness(ours: str, profiled: str) -> bool:
     types are read as signed ones: the profiled sources declared a few parameters
     ``int`` where the exported ones say ``unsigned`` (``..._S_iiiff`` / ``..._S_jjiff``)."""
     return ours.translate(_UNSIGNED).endswith(profiled.translate(_UNSIGNED))
+
+
+_INTEGER = str.maketrans("jlmstxy", "iiiiiii")  # Itanium: every integer type but char
+
+
+def same_but_integer_width(ours: str, profiled: str) -> bool:
+    """As :func:`same_but_signedness`, with every integer parameter type read as ``int``: the
+    profiled sources passed image sizes as ``size_t`` where the exported ones say ``int``
+    (recursiveGaussian-omp: the profile's ``..._PjmmffffffffFF_l194``, ours ``..._Pjiiff...``).
+    Tried last: it only separates regions at the same line by their integer widths."""
+    return ours.translate(_INTEGER).endswith(profiled.translate(_INTEGER))
 
 
 def launch_record_features(rec: dict[str, Any], gpu: str | None) -> dict[str, float]:
