@@ -36,6 +36,7 @@ from ridgeline.datasets import load
 from ridgeline.hardware import Counts, get_gpu, get_rule
 from ridgeline.predictors.counted import (
     DEFAULT_BUILD,
+    REGION_TAIL_MATCHES,
     TEMPLATE_FRAGMENT,
     by_instance,
     by_size_rank,
@@ -43,8 +44,6 @@ from ridgeline.predictors.counted import (
     match_kernel,
     merge_launches,
     run_record,
-    same_but_integer_width,
-    same_but_signedness,
     shape_key,
 )
 
@@ -241,7 +240,7 @@ def _omp_pairs(gt_kernels: list[str], ours: list[str],
         m = _LINE.match(n)
         if not m:
             continue
-        for same in (str.endswith, same_but_signedness, same_but_integer_width):
+        for same in REGION_TAIL_MATCHES:
             cands = []
             for o in ours:
                 mo = _LINE.match(o)

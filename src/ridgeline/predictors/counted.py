@@ -19,7 +19,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
@@ -36,7 +36,8 @@ from ridgeline.predictors.srcscan import OMP_LINE_SLACK, TEMPLATE_FRAGMENT, rena
 __all__ = ["COUNTED_COLUMNS", "COUNTED_FILE", "match_kernel", "build_counted_table",
            "counted_features", "attach_counted", "launch_record_features", "run_counts",
            "load_counted_table", "run_program_counts", "record_for", "merge_launches",
-           "pick_launch", "same_but_signedness", "same_but_integer_width", "shape_key",
+           "pick_launch", "same_but_signedness", "same_but_integer_width", "REGION_TAIL_MATCHES",
+           "shape_key",
            "by_size_rank", "launched_threads",
            "TEMPLATE_FRAGMENT",
            "build_count_runs", "load_count_runs", "RUNS_FILE", "DATASET_BUILD", "DEFAULT_BUILD"]
@@ -126,7 +127,7 @@ def omp_candidates(name: str, names: list[str],
     if not m:
         return []
     near: dict[str, int] = {}
-    for same in (str.endswith, same_but_signedness, same_but_integer_width):
+    for same in REGION_TAIL_MATCHES:
         for n in names:
             mn = _REGION.match(n)
             if mn and n not in taken and same(mn.group(1), m.group(1)) and \
@@ -157,6 +158,12 @@ def same_but_integer_width(ours: str, profiled: str) -> bool:
     (recursiveGaussian-omp: the profile's ``..._PjmmffffffffFF_l194``, ours ``..._Pjiiff...``).
     Tried last: it only separates regions at the same line by their integer widths."""
     return ours.translate(_INTEGER).endswith(profiled.translate(_INTEGER))
+
+
+#: how a counted region's function tail may match a profiled one, tried in this order (the
+#: table's and the counting benchmark's region matching both go through it)
+REGION_TAIL_MATCHES: tuple[Callable[[str, str], bool], ...] = (
+    str.endswith, same_but_signedness, same_but_integer_width)
 
 
 def launch_record_features(rec: dict[str, Any], gpu: str | None) -> dict[str, float]:
