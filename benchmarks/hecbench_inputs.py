@@ -32,8 +32,10 @@ import argparse
 import json
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import IO, Any
 
 import numpy as np
 
@@ -49,17 +51,15 @@ def _needed(path: Path) -> bool:
     return path.read_bytes().startswith(b"version https://git-lfs")
 
 
-def _write_lines(path: Path, lines: list[str] | np.ndarray) -> None:
+@contextmanager
+def _replacing(path: Path, mode: str = "w") -> Iterator[IO[Any]]:
+    """Write *path* through a ``.part`` file renamed over it at the end, so a killed run
+    leaves no half-written input that a later run would keep."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".part")
-    with tmp.open("w") as f:
-        f.write("\n".join(lines))
-        f.write("\n")
+    with tmp.open(mode) as f:
+        yield f
     tmp.replace(path)
-
-
-def _floats(values: np.ndarray, fmt: str = "%.6f") -> list[str]:
-    return [fmt % v for v in values]
 
 
 def bfs_graph(path: Path, nodes: int = 1_000_000, seed: int = SEED) -> str:
@@ -79,14 +79,11 @@ def bfs_graph(path: Path, nodes: int = 1_000_000, seed: int = SEED) -> str:
     b, w = b[order], w[order]
     degree = np.bincount(a, minlength=nodes)
     first = np.concatenate([[0], np.cumsum(degree)[:-1]])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    with tmp.open("w") as f:
+    with _replacing(path) as f:
         f.write(f"{nodes}\n")
         np.savetxt(f, np.column_stack([first, degree]), fmt="%d")
         f.write(f"\n0\n\n{b.size}\n")
         np.savetxt(f, np.column_stack([b, w]), fmt="%d")
-    tmp.replace(path)
     return f"synthetic: {nodes} nodes, {b.size} edge entries, source 0, seed {seed}"
 
 
@@ -95,12 +92,9 @@ def kmeans_points(path: Path, points: int = 494_020, features: int = 34,
     """Rodinia's kmeans text format: per point "id f1 ... fN", space separated."""
     rng = np.random.default_rng(seed)
     x = rng.gamma(0.5, 2.0, size=(points, features)).astype(np.float32)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    with tmp.open("w") as f:
+    with _replacing(path) as f:
         np.savetxt(f, np.column_stack([np.arange(1, points + 1), x]),
                    fmt=["%d"] + ["%.2f"] * features)
-    tmp.replace(path)
     return f"synthetic: {points} points x {features} features, seed {seed}"
 
 
@@ -109,7 +103,8 @@ def hotspot_grid(path: Path, cells: int, kind: str, seed: int = SEED) -> str:
     for hotspot3D). Temperatures around 324-336 K, power densities up to 0.005."""
     rng = np.random.default_rng(seed + (0 if kind == "temp" else 1))
     v = (323.0 + 13.0 * rng.random(cells)) if kind == "temp" else 0.005 * rng.random(cells)
-    _write_lines(path, _floats(v))
+    with _replacing(path) as f:
+        np.savetxt(f, v, fmt="%.6f")
     return f"synthetic: {cells} {kind} values, seed {seed}"
 
 
@@ -123,7 +118,6 @@ def ced_frames(folder: Path, frames: int = 110, rows: int = 354, cols: int = 626
     yy, xx = np.mgrid[0:rows, 0:cols]
     shapes = [(rng.uniform(0, rows), rng.uniform(0, cols), rng.uniform(15, 70),
                rng.uniform(60, 200)) for _ in range(12)]
-    folder.mkdir(parents=True, exist_ok=True)
     for t in range(frames):
         img = 40.0 + 80.0 * xx / cols + 30.0 * yy / rows
         for k, (cy, cx, r, level) in enumerate(shapes):
@@ -134,9 +128,8 @@ def ced_frames(folder: Path, frames: int = 110, rows: int = 354, cols: int = 626
         img += rng.normal(0.0, 3.0, size=img.shape)
         grey = np.clip(img, 0, 255).astype(np.uint8)
         body = "\n".join(" ".join(map(str, row)) for row in grey)
-        tmp = folder / f"{t}.txt.part"
-        tmp.write_text(f"{rows}\n{cols}\n{body}\n")
-        tmp.replace(folder / f"{t}.txt")
+        with _replacing(folder / f"{t}.txt") as f:
+            f.write(f"{rows}\n{cols}\n{body}\n")
     return f"synthetic: {frames} frames of {rows} x {cols}, seed {seed}"
 
 
@@ -148,11 +141,9 @@ def ppm_image(path: Path, width: int = 1920, height: int = 1080, seed: int = SEE
     base = 96.0 + 64.0 * np.sin(xx / 37.0) * np.cos(yy / 53.0)
     rgb = np.stack([base, base * 0.8 + 20.0, base * 0.6 + 40.0], axis=-1)
     rgb += rng.normal(0.0, 8.0, size=rgb.shape)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    tmp.write_bytes(f"P6\n{width} {height}\n255\n".encode()
-                    + np.clip(rgb, 0, 255).astype(np.uint8).tobytes())
-    tmp.replace(path)
+    with _replacing(path, "wb") as f:
+        f.write(f"P6\n{width} {height}\n255\n".encode()
+                + np.clip(rgb, 0, 255).astype(np.uint8).tobytes())
     return f"synthetic: {width} x {height} RGB, seed {seed}"
 
 
@@ -164,8 +155,8 @@ def _from_rodinia(rodinia: Path | None, member: str) -> Callable[[Path], str]:
                               f"HEAD:{member}"], capture_output=True)
         if got.returncode != 0 or got.stdout.startswith(b"version https://git-lfs"):
             raise LookupError(f"{member} is not in the Rodinia snapshot {rodinia}")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(got.stdout)
+        with _replacing(path, "wb") as f:
+            f.write(got.stdout)
         return f"copied from Rodinia {member}"
     return copy
 
