@@ -64,8 +64,8 @@ def test_match_kernel_omp_tails_and_prefixes() -> None:
     assert match_kernel("Z13RecursiveRGBAPKjPjmmffffffff_l194", rg, "omp") == rg[0]
     assert match_kernel("Z9TransposePKjPjmm_l77", rg, "omp") == rg[1]
     assert match_kernel("Z9TransposePKjPjmf_l77", rg, "omp") is None
-    two = ["_Z1fPfii_l10", "_Z1fPfmm_l10"]
-    assert match_kernel("fPfmm_l10", two, "omp") == two[1]
+    two = ["_Z1fPfii_l10", "_Z1fPfmm_l12"]
+    assert match_kernel("fPfmm_l11", two, "omp") == two[1]  # both one line off: same widths
 
 
 def _record(kernel: str, sp: float, dram: dict[str, float], **kw: object) -> dict[str, object]:
