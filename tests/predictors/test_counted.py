@@ -66,6 +66,22 @@ def test_match_kernel_omp_tails_and_prefixes() -> None:
     assert match_kernel("Z9TransposePKjPjmf_l77", rg, "omp") is None
     two = ["_Z1fPfii_l10", "_Z1fPfmm_l12"]
     assert match_kernel("fPfmm_l11", two, "omp") == two[1]  # both one line off: same widths
+    # a function renamed since the profiled build (pointwise-omp: the profile's whole
+    # ..._Z11elementwiseiiPKfS0_S0_PfS1_S1_S0_S1__l53, ours elementWise_fp at l58): the
+    # region of the same parameter types within the slack; tried after every tier that keeps
+    # the name, and never from a truncated tail (no name length to cut the parameters at)
+    pw = ["_Z14elementWise_fpiiPKfS0_S0_PfS1_S1_S0_S1__l58", "_Z4initPfi_l99"]
+    whole = "__omp_offloading_fd01_18343c__Z11elementwiseiiPKfS0_S0_PfS1_S1_S0_S1__l53"
+    assert match_kernel(whole, pw, "omp") == pw[0]
+    assert match_kernel("wiseiiPKfS0_S0_PfS1_S1_S0_S1__l53", pw, "omp") is None
+    assert match_kernel(whole.replace("_l53", "_l40"), pw, "omp") is None  # 18 lines off
+    assert match_kernel("__omp_offloading_fd01_1__Z5resetPfi_l97", pw, "omp") == pw[1]
+    assert match_kernel("__omp_offloading_fd01_1__Z5resetPfl_l97", pw, "omp") is None
+    same_line = ["_Z1gPfi_l30", "_Z1hPfi_l30"]  # both fit equally: ambiguous
+    assert match_kernel("__omp_offloading_1_2__Z1fPfi_l31", same_line, "omp") is None
+    # a name that keeps its function goes first: the renamed tier never overrides it
+    kept = ["_Z1fPfi_l36", "_Z1gPfi_l31"]
+    assert match_kernel("__omp_offloading_1_2__Z1fPfi_l31", kept, "omp") == kept[0]
 
 
 def _record(kernel: str, sp: float, dram: dict[str, float], **kw: object) -> dict[str, object]:

@@ -36,8 +36,8 @@ from ridgeline.predictors.srcscan import OMP_LINE_SLACK, TEMPLATE_FRAGMENT, rena
 __all__ = ["COUNTED_COLUMNS", "COUNTED_FILE", "match_kernel", "build_counted_table",
            "counted_features", "attach_counted", "launch_record_features", "run_counts",
            "load_counted_table", "run_program_counts", "record_for", "merge_launches",
-           "pick_launch", "same_but_signedness", "same_but_integer_width", "REGION_TAIL_MATCHES",
-           "shape_key",
+           "pick_launch", "same_but_signedness", "same_but_integer_width", "same_parameters",
+           "REGION_TAIL_MATCHES", "shape_key",
            "by_size_rank", "launched_threads",
            "TEMPLATE_FRAGMENT",
            "build_count_runs", "load_count_runs", "RUNS_FILE", "DATASET_BUILD", "DEFAULT_BUILD"]
@@ -160,10 +160,33 @@ def same_but_integer_width(ours: str, profiled: str) -> bool:
     return ours.translate(_INTEGER).endswith(profiled.translate(_INTEGER))
 
 
+_PLAIN_MANGLED = re.compile(r"^_Z(\d+)")
+
+
+def _parameters(tail: str) -> str | None:
+    """The mangled parameter types of a plain (not nested, not templated) function's
+    Itanium name, ``_Z<length><name><parameters>``; None for any other name."""
+    m = _PLAIN_MANGLED.match(tail)
+    if not m:
+        return None
+    params = tail[m.end() + int(m.group(1)):]
+    return params if params and not params.startswith("I") else None
+
+
+def same_parameters(ours: str, profiled: str) -> bool:
+    """Both are whole mangled names of plain functions with the same parameter types: the
+    function was renamed between the profiled sources and the exported ones (pointwise-omp:
+    the profile's ``_Z11elementwiseiiPKfS0_S0_PfS1_S1_S0_S1__l53``, ours
+    ``_Z14elementWise_fpiiPKfS0_S0_PfS1_S1_S0_S1__l58``). Needs the profile's name whole, not
+    a truncated tail. Tried after every tier that keeps the name."""
+    params = _parameters(profiled)
+    return params is not None and _parameters(ours) == params
+
+
 #: how a counted region's function tail may match a profiled one, tried in this order (the
 #: table's and the counting benchmark's region matching both go through it)
 REGION_TAIL_MATCHES: tuple[Callable[[str, str], bool], ...] = (
-    str.endswith, same_but_signedness, same_but_integer_width)
+    str.endswith, same_but_signedness, same_but_integer_width, same_parameters)
 
 
 def launch_record_features(rec: dict[str, Any], gpu: str | None) -> dict[str, float]:
