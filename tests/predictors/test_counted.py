@@ -250,10 +250,17 @@ def test_rows_alike_pair_with_instantiations_in_mangled_name_order(tmp_path: Pat
     got = [pick_launch(launches, "rel", "cuda", *sizes, dup=(k, 4))["instance"]
            for k in range(4)]
     assert got == [f"_Z3relI{t}EvPKT_Pb" for t in "dfil"]
-    # not as many instantiations as rows alike, or a row alone: the first launch
-    first = pick_launch(launches, "rel", "cuda", *sizes, dup=(2, 3))
-    assert first["instance"] == "_Z3relIiEvPKT_Pb"
+    # more instantiations than rows alike (langford's dfs_gpu<15>, which the profile lacks):
+    # the first three launched (int, long, float), in mangled-name order (float, int, long)
+    got = [pick_launch(launches, "rel", "cuda", *sizes, dup=(k, 3))["instance"]
+           for k in range(3)]
+    assert got == [f"_Z3relI{t}EvPKT_Pb" for t in "fil"]
+    # fewer instantiations than rows alike, or a row alone: the first launch
+    assert pick_launch(launches[:2], "rel", "cuda", *sizes, dup=(2, 3))["variant"] == 0
     assert pick_launch(launches, "rel", "cuda", *sizes)["variant"] == 0
+    # a launch that names no instantiation among them: the rows cannot be told apart
+    unnamed = [*launches, {**launches[0], "instance": None, "variant": 4}]
+    assert pick_launch(unnamed, "rel", "cuda", *sizes, dup=(2, 3))["variant"] == 0
 
     res = tmp_path / "counts.jsonl"
     res.write_text(json.dumps({"source": "x-cuda", "args": "", "launches": launches}) + "\n")
