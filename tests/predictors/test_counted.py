@@ -275,6 +275,30 @@ def test_rows_alike_pair_with_instantiations_in_mangled_name_order(tmp_path: Pat
     np.testing.assert_allclose(10 ** got["c_dram"] - 1, [8e6, 4e6, 4e6, 8e6, 4e6])
 
 
+def test_rows_alike_pair_with_openmp_instantiations_in_mangled_name_order() -> None:
+    # aligned-types-omp: runTest<T>'s region for T = uchar, ushort, uint, ... shares the
+    # profile's name ii_l196 and its grid (3200 teams), while the host runs each at its own
+    # size; the profile lists its rows in mangled-name order of the first n launched
+    def rec(t: str, teams: int) -> dict[str, object]:
+        return {**_record(f"_Z7runTestI{t}EiPhS0_ii_l196", 0.0, {"NVIDIA A10": 1e6}),
+                "grid": [teams, 1, 1], "block": [256, 1, 1], "int_ops": float(teams)}
+
+    launches = [rec("h", 195312), rec("t", 97656), rec("j", 48828)]
+    sizes = ((3200, 1, 1), (256, 1, 1))
+
+    def picked(k: int, n: int) -> object:
+        return pick_launch(launches, "ii_l196", "omp", *sizes, row_sizes=[819200.0],
+                           dup=(k, n))["kernel"]
+
+    assert [picked(k, 3) for k in range(3)] == [
+        "_Z7runTestIhEiPhS0_ii_l196", "_Z7runTestIjEiPhS0_ii_l196", "_Z7runTestItEiPhS0_ii_l196"]
+    # the A100's profile has fewer rows: the first ones launched (uchar, ushort)
+    assert [picked(k, 2) for k in range(2)] == [
+        "_Z7runTestIhEiPhS0_ii_l196", "_Z7runTestItEiPhS0_ii_l196"]
+    # a row alone, or more rows than instantiations: the first launched
+    assert picked(0, 1) == picked(3, 4) == "_Z7runTestIhEiPhS0_ii_l196"
+
+
 def test_template_fragments_pair_with_the_instantiations_they_are_arguments_of() -> None:
     # resize's rows "char," and "short," (resize<char, 8ul>, resize<short, 8ul>): a launch
     # that names its instantiation pairs only with a fragment among its template arguments

@@ -38,7 +38,7 @@ __all__ = ["COUNTED_COLUMNS", "COUNTED_FILE", "match_kernel", "build_counted_tab
            "load_counted_table", "run_program_counts", "record_for", "merge_launches",
            "pick_launch", "same_but_signedness", "same_but_integer_width", "same_parameters",
            "REGION_TAIL_MATCHES", "shape_key",
-           "by_size_rank", "launched_threads",
+           "by_size_rank", "launched_threads", "nth_launched", "by_instance",
            "TEMPLATE_FRAGMENT",
            "build_count_runs", "load_count_runs", "RUNS_FILE", "DATASET_BUILD", "DEFAULT_BUILD"]
 
@@ -346,25 +346,32 @@ def by_signature(pool: list[dict[str, Any]], kernel: str, signature: str
     return hit or pool
 
 
-def by_instance(pool: list[dict[str, Any]], dup: tuple[int, int]) -> list[dict[str, Any]]:
-    """The launches of the *k*-th of *n* instantiations (``dup`` = (k, n)) in mangled-name
-    order, the order the profile lists kernels of one name, sizes and arguments in
-    (extrema's ``relextrema_1D`` rows: double, float, int, long, launched int, long, float,
-    double). Where every launch names its instantiation and there are more than *n*, the
-    profile's *n* are taken to be the first *n* launched (a profiled run that ended before
-    the rest: langford's ``dfs_gpu<n>`` for n = 7, 8, 11, 12 and not the 15 that runs 45
-    times longer than the 12), still in mangled-name order (``...ILi11E...`` before
-    ``...ILi7E...``). The whole *pool* when it names fewer than *n* instantiations."""
+def nth_launched(launched: list[str], dup: tuple[int, int]) -> str | None:
+    """The instantiation the *k*-th of *n* rows alike (``dup`` = (k, n)) stands for, among
+    instantiations given in the order a run first launched them: the *k*-th in mangled-name
+    order of the first *n* launched. Profiles list the kernels of one name, sizes and
+    arguments in mangled-name order (extrema's ``relextrema_1D`` rows: double, float, int,
+    long, launched int, long, float, double; aligned-types-omp's 13 ``runTest<T>`` regions).
+    Where a run launched more than *n*, the profile's *n* are the first *n* launched (a
+    profiled run that ended before the rest: langford's ``dfs_gpu<n>`` for n = 7, 8, 11, 12
+    and not the 15 that runs 45 times longer than the 12; the A100's five aligned-types-omp
+    rows are its first five ``runTest<T>``), still in mangled-name order (``...ILi11E...``
+    before ``...ILi7E...``). None for a row alone or fewer instantiations than rows."""
     k, n = dup
-    names = sorted({str(x["instance"]) for x in pool if x.get("instance")})
-    if n < 2 or len(names) < n or not 0 <= k < n:
+    if n < 2 or len(launched) < n or not 0 <= k < n:
+        return None
+    return sorted(launched[:n])[k]
+
+
+def by_instance(pool: list[dict[str, Any]], dup: tuple[int, int]) -> list[dict[str, Any]]:
+    """The launches of the instantiation a CUDA row alike others stands for
+    (:func:`nth_launched`; launches name theirs in ``instance``); the whole *pool* when one
+    names none or the rows cannot be paired."""
+    launched = list(dict.fromkeys(str(x["instance"]) for x in pool if x.get("instance")))
+    if not all(x.get("instance") for x in pool) and len(launched) != dup[1]:
         return pool
-    if len(names) > n:
-        if not all(x.get("instance") for x in pool):
-            return pool
-        launched = list(dict.fromkeys(str(x["instance"]) for x in pool))  # run's order
-        names = sorted(launched[:n])
-    return [x for x in pool if x.get("instance") == names[k]]
+    pick = nth_launched(launched, dup)
+    return pool if pick is None else [x for x in pool if x.get("instance") == pick]
 
 
 def pick_launch(launches: list[dict[str, Any]], kernel: str, model_type: str,
@@ -402,6 +409,8 @@ def pick_launch(launches: list[dict[str, Any]], kernel: str, model_type: str,
                 sizes.setdefault(x["kernel"], launched_threads(x.get("grid"), x.get("block"))
                                  or 0.0)
             ranked = by_size_rank(sizes, launched_threads(grid, block), row_sizes)
+            if ranked is None:  # sizes alike: the order of the rows alike
+                ranked = nth_launched(list(sizes), dup)
             if ranked is not None:
                 pool = [x for x in pool if x["kernel"] == ranked]
             first = (_with_sizes(pool, grid, block) or pool)[0]
