@@ -1,0 +1,88 @@
+"""What a change of the counted table does to the counts the HeCBench rows get, against the
+measured counts: for the rows whose attached counts differ between an earlier table and the
+shipped one (or a second file), the median |log10 error| and the share within 2x before and
+after, and how many rows got better or worse, per quantity.
+
+    python benchmarks/compare_counted_tables.py OLD.csv [NEW.csv] [--list-worse]
+
+Make OLD.csv by copying src/ridgeline/models/hecbench-counted.csv before rebuilding it with
+benchmarks/predict_counted_table.py (or take it from git: `git show REV:src/ridgeline/models/
+hecbench-counted.csv > old.csv`). Rows of the paper-a set are left out (their counts come
+from another GPU build); a row counts as better or worse when its error moved by more than
+0.02 decades (5%)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ridgeline.predictors.counted import COUNTED_FILE, attach_counted
+from ridgeline.predictors.learned import TABLE_FILE
+
+#: measured column of the feature table -> counted column (both log10(1 + x) once compared)
+QUANTITIES = {"int_ops": "c_int", "flops_sp": "c_sp", "flops_dp": "c_dp",
+              "dram_bytes": "c_dram"}
+MOVED = 0.02
+
+
+def compare(old: pd.DataFrame, new: pd.DataFrame, rows: pd.DataFrame
+            ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(per-quantity summary, per-row errors) over the *rows* whose attached counts differ."""
+    a, b = attach_counted(rows, old), attach_counted(rows, new)
+    cols = list(QUANTITIES.values())
+    va, vb = a[cols].to_numpy(float), b[cols].to_numpy(float)
+    changed = ~(np.isclose(va, vb) | (np.isnan(va) & np.isnan(vb))).all(axis=1)
+    per_row = rows.loc[changed, ["source", "kernel", "gpu"]].reset_index(drop=True)
+    summary = []
+    for measured, counted in QUANTITIES.items():
+        truth = np.log10(1.0 + rows.loc[changed, measured].to_numpy(float))
+        ea = np.abs(a.loc[changed, counted].to_numpy(float) - truth)
+        eb = np.abs(b.loc[changed, counted].to_numpy(float) - truth)
+        per_row[f"{measured}_err_old"], per_row[f"{measured}_err_new"] = ea, eb
+        ok = np.isfinite(ea) & np.isfinite(eb)
+        summary.append({
+            "quantity": measured, "rows": int(ok.sum()),
+            "median_err_old": float(np.median(ea[ok])) if ok.any() else np.nan,
+            "median_err_new": float(np.median(eb[ok])) if ok.any() else np.nan,
+            "within_2x_old": float((ea[ok] <= np.log10(2)).mean()) if ok.any() else np.nan,
+            "within_2x_new": float((eb[ok] <= np.log10(2)).mean()) if ok.any() else np.nan,
+            "better": int((eb[ok] < ea[ok] - MOVED).sum()),
+            "worse": int((eb[ok] > ea[ok] + MOVED).sum()),
+        })
+    return pd.DataFrame(summary), per_row
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("old", type=Path, help="the earlier counted table (CSV)")
+    p.add_argument("new", type=Path, nargs="?", default=None,
+                   help="the later one (default: the shipped table)")
+    p.add_argument("--list-worse", action="store_true",
+                   help="list the rows that got worse in some quantity")
+    args = p.parse_args(argv)
+    models = Path(str(resources.files("ridgeline").joinpath("models")))
+    for f in (args.old, args.new):
+        if f is not None and not f.is_file():
+            raise SystemExit(f"compare_counted_tables: {f} does not exist")
+    old = pd.read_csv(args.old)
+    new = pd.read_csv(args.new or models / COUNTED_FILE)
+    rows = pd.read_parquet(models / TABLE_FILE)
+    rows = rows[rows["dataset"] == "hecbench"].reset_index(drop=True)
+    summary, per_row = compare(old, new, rows)
+    print(f"{len(per_row)} HeCBench rows get other counts")
+    print(summary.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    if args.list_worse:
+        worse = np.zeros(len(per_row), bool)
+        for q in QUANTITIES:
+            worse |= (per_row[f"{q}_err_new"] > per_row[f"{q}_err_old"] + MOVED).to_numpy()
+        print(per_row[worse].to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
