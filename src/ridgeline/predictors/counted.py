@@ -384,14 +384,17 @@ def pick_launch(launches: list[dict[str, Any]], kernel: str, model_type: str,
     else the kernel's first launch; a template-fragment name (see TEMPLATE_FRAGMENT) takes the
     first launch of any kernel with the row's sizes (else with the nearest,
     :func:`_near_sizes`), an OpenMP tail that several counted instantiations end with the
-    first of them launched with the row's sizes. None when nothing
+    one whose size ranks as the row's (:func:`by_size_rank`), else the one the row's rank
+    among rows alike stands for (:func:`nth_launched`), else the first of them launched with
+    the row's sizes. None when nothing
     matches or the launch's counts are partial (OpenMP teams split by id). *others*: the
     program's other profiled kernel names (an OpenMP region they name exactly is not a near
     match for this one). *row_sizes*: launched threads of the rows of this kernel name (same
     program, GPU and profile), which tell OpenMP instantiations apart (:func:`by_size_rank`).
     *dup*: (k, n) when the row is the k-th of n rows alike in program, arguments, GPU, kernel
-    name and sizes: CUDA launches that name their instantiation take the k-th in
-    mangled-name order (:func:`by_instance`); a template fragment keeps the instantiations
+    name and sizes: CUDA launches that name their instantiation take the one
+    :func:`nth_launched` gives (:func:`by_instance`), OpenMP rows that instantiation's region;
+    a template fragment keeps the instantiations
     it is an argument of (:func:`fragment_in`), none when every launch names one and none
     fits. *signature*: the row's full kernel name where the profile gives it, whose template
     arguments pick the instantiation (:func:`by_signature`)."""
