@@ -80,7 +80,8 @@ def main(argv: list[str]) -> int:
         worse = np.zeros(len(per_row), bool)
         for q in QUANTITIES:
             worse |= (per_row[f"{q}_err_new"] > per_row[f"{q}_err_old"] + MOVED).to_numpy()
-        print(per_row[worse].to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+        print(per_row[worse].to_string(index=False, float_format=lambda v: f"{v:.2f}")
+              if worse.any() else "no row got worse")
     return 0
 
 
