@@ -32,12 +32,14 @@ MOVED = 0.02
 
 def compare(old: pd.DataFrame, new: pd.DataFrame, rows: pd.DataFrame
             ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(per-quantity summary, per-row errors) over the *rows* whose attached counts differ."""
+    """(per-quantity summary, per-row errors and whether any got worse) over the *rows* whose
+    attached counts differ."""
     a, b = attach_counted(rows, old), attach_counted(rows, new)
     cols = list(QUANTITIES.values())
     va, vb = a[cols].to_numpy(float), b[cols].to_numpy(float)
-    changed = ~(np.isclose(va, vb) | (np.isnan(va) & np.isnan(vb))).all(axis=1)
+    changed = ~np.isclose(va, vb, equal_nan=True).all(axis=1)
     per_row = rows.loc[changed, ["source", "kernel", "gpu"]].reset_index(drop=True)
+    per_row["worse"] = False
     summary = []
     for measured, counted in QUANTITIES.items():
         truth = np.log10(1.0 + rows.loc[changed, measured].to_numpy(float))
@@ -45,6 +47,7 @@ def compare(old: pd.DataFrame, new: pd.DataFrame, rows: pd.DataFrame
         eb = np.abs(b.loc[changed, counted].to_numpy(float) - truth)
         per_row[f"{measured}_err_old"], per_row[f"{measured}_err_new"] = ea, eb
         ok = np.isfinite(ea) & np.isfinite(eb)
+        per_row["worse"] |= eb > ea + MOVED
         summary.append({
             "quantity": measured, "rows": int(ok.sum()),
             "median_err_old": float(np.median(ea[ok])) if ok.any() else np.nan,
@@ -77,9 +80,7 @@ def main(argv: list[str]) -> int:
     print(f"{len(per_row)} HeCBench rows get other counts")
     print(summary.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     if args.list_worse:
-        worse = np.zeros(len(per_row), bool)
-        for q in QUANTITIES:
-            worse |= (per_row[f"{q}_err_new"] > per_row[f"{q}_err_old"] + MOVED).to_numpy()
+        worse = per_row.pop("worse")
         print(per_row[worse].to_string(index=False, float_format=lambda v: f"{v:.2f}")
               if worse.any() else "no row got worse")
     return 0
