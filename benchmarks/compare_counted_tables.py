@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ridgeline.predictors.counted import COUNTED_FILE, attach_counted
+from ridgeline.predictors.counted import attach_counted, load_counted_table
 from ridgeline.predictors.learned import TABLE_FILE
 
 #: measured column of the feature table -> counted column (both log10(1 + x) once compared)
@@ -72,8 +72,7 @@ def main(argv: list[str]) -> int:
     for f in (args.old, args.new):
         if f is not None and not f.is_file():
             raise SystemExit(f"compare_counted_tables: {f} does not exist")
-    old = pd.read_csv(args.old)
-    new = pd.read_csv(args.new or models / COUNTED_FILE)
+    old, new = load_counted_table(args.old), load_counted_table(args.new)
     rows = pd.read_parquet(models / TABLE_FILE)
     rows = rows[rows["dataset"] == "hecbench"].reset_index(drop=True)
     summary, per_row = compare(old, new, rows)

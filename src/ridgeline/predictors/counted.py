@@ -586,9 +586,10 @@ def load_count_runs() -> dict[tuple[str, str], str]:
             zip(t["source"], t["exe_args"], t["outcome"], strict=True)}
 
 
-def load_counted_table() -> pd.DataFrame:
-    """The shipped counted table (empty when absent)."""
-    p = resources.files("ridgeline").joinpath("models", COUNTED_FILE)
+def load_counted_table(path: Path | None = None) -> pd.DataFrame:
+    """The shipped counted table, or the one at *path* (an earlier copy, to compare with);
+    empty when absent. Arguments stay text (``"10"`` is not the number 10)."""
+    p = path or resources.files("ridgeline").joinpath("models", COUNTED_FILE)
     try:
         with p.open("r") as fh:
             return pd.read_csv(fh, dtype={"exe_args": str}, keep_default_na=False,
