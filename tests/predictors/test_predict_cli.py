@@ -24,6 +24,8 @@ def test_predict_sample_several_gpus_json(capsys: pytest.CaptureFixture[str]) ->
         assert o["dram_bytes"] > 0 and o["time_s"] > 0
         assert 0.5 <= o["confidence"] <= 1.0
         assert o["origin"]["grid"].startswith("source main.cu")  # taken from the launch site
+        # without --count the output says its counts are not from CPU execution, and how to get them
+        assert any("not CPU execution" in n and "--count auto" in n for n in o["notes"])
 
 
 def test_predict_sample_classes_differ(capsys: pytest.CaptureFixture[str]) -> None:

@@ -51,7 +51,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--count", choices=["auto", "never", "always"], default="never",
                    help="run the program on the CPU with instrumentation for exact FLOPs and "
                    "modelled DRAM bytes (cached): auto falls back to the learned path when "
-                   "counting fails, always makes it an error (default: never)")
+                   "counting fails, always makes it an error (default: never; the output then "
+                   "says its counts are learned from source analysis)")
     p.add_argument("--count-timeout", type=float, default=120.0, metavar="S",
                    help="time limit of a counting run in seconds (default 120)")
     add_gpu_file(p)
@@ -159,7 +160,10 @@ def _attach_counts(args: argparse.Namespace, pred: Any, sources: list[Path], kna
     """Run (or reuse cached) CPU-execution counts for --count auto|always; returns a note."""
     mode = getattr(args, "count", "never")
     if mode == "never":
-        return ""
+        if args.predictor != "learned":
+            return ""
+        return ("counts learned from source analysis, not CPU execution: --count auto runs "
+                "the program once on the CPU (cached), the path of the counted-row figures")
     if args.predictor != "learned":
         raise UsageError(f"--count {mode} needs --predictor learned (got {args.predictor!r})")
     from ridgeline.errors import RidgelineError
