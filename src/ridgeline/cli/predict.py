@@ -157,13 +157,14 @@ def run_predict(args: argparse.Namespace) -> int:
 
 def _attach_counts(args: argparse.Namespace, pred: Any, sources: list[Path], kname: str,
                    pargs: str, gpus: list[Any]) -> str:
-    """Run (or reuse cached) CPU-execution counts for --count auto|always; returns a note."""
+    """Run (or reuse cached) CPU-execution counts for --count auto|always; returns a note
+    (with --count never, that the learned predictor's counts come from source analysis)."""
     mode = getattr(args, "count", "never")
     if mode == "never":
         if args.predictor != "learned":
             return ""
         return ("counts learned from source analysis, not CPU execution: --count auto runs "
-                "the program once on the CPU (cached), the path of the counted-row figures")
+                "the program once on the CPU (cached) for exact counts, the more accurate path")
     if args.predictor != "learned":
         raise UsageError(f"--count {mode} needs --predictor learned (got {args.predictor!r})")
     from ridgeline.errors import RidgelineError
