@@ -552,6 +552,30 @@ def test_most_integer_atomics_on_one_address_whole_and_sampled(toolchain: None,
     assert plain.atomics == plain.atomics_hot == plain.atomics_hot_fp == 0
 
 
+def test_the_longest_thread_and_the_lanes_its_warp_carries(toolchain: None,
+                                                            programs: Path) -> None:
+    # lane 0 of each 64-thread block walks n values alone (then, in the second kernel, the
+    # block waits for it at a barrier: the fiber path); its work grows by the same few
+    # operations per value, and its warp issues the walk for all 32 lanes, the other warp
+    # one add: 32 x (walk + add) / (walk + 63 adds), close to 32
+    runs = {n: {r.kernel: r for r in count_run(programs / "serial-cuda", str(n),
+                                               gpu="rtx3080")} for n in (1000, 2000)}
+    for kernel in ("walk", "walk_then_wait"):
+        a, b = runs[1000][kernel], runs[2000][kernel]
+        assert a.thread_work_max is not None and b.thread_work_max is not None
+        step = (b.thread_work_max - a.thread_work_max) / 1000
+        assert 3 <= step <= 12  # a multiply-add, a load, a store and the loop's integer work
+        assert a.thread_work_max == pytest.approx(1000 * step, rel=0.05)
+        assert a.warp_issue_factor is not None and 25 < a.warp_issue_factor <= 32
+
+
+def test_lanes_doing_the_same_work_issue_once(saxpy_counts: dict) -> None:
+    r = saxpy_counts["saxpy"][0]
+    assert r.warp_issue_factor == pytest.approx(1.0)
+    assert r.thread_work_max is not None
+    assert 7 <= r.thread_work_max <= 20  # two FLOPs and the index work of one element
+
+
 def test_counters_every_sampled_block_updates_are_distinct_sectors_once(toolchain: None,
                                                                         programs: Path) -> None:
     # the same histogram with its 64 counters in a buffer of 16384: the 10 counted blocks of

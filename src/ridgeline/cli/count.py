@@ -117,12 +117,14 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print_table(
         ["kernel", "launch", "SP FLOP", "DP FLOP", "HP FLOP", "int ops", "load B", "store B",
-         "DRAM B", "atomics", "on 1 addr int/fp", "blocks"],
+         "DRAM B", "atomics", "on 1 addr int/fp", "longest thread", "warp issue", "blocks"],
         [[r.kernel[-48:], r.launch, f"{r.flops_sp:.4g}", f"{r.flops_dp:.4g}",
           f"{r.flops_hp:.4g}", f"{r.int_ops:.4g}", f"{r.global_load_bytes:.4g}",
           f"{r.global_store_bytes:.4g}", f"{r.dram_bytes or 0:.4g}", f"{r.atomics:.4g}",
           "/".join("-" if h is None else f"{h:.4g}" for h in (r.atomics_hot,
                                                                r.atomics_hot_fp)),
+          "-" if r.thread_work_max is None else f"{r.thread_work_max:.4g}",
+          "-" if r.warp_issue_factor is None else f"{r.warp_issue_factor:.3g}x",
           f"{r.blocks_counted}/{r.blocks_total}"] for r in recs],
     )
     from ridgeline.hardware import get_gpu

@@ -102,6 +102,14 @@ class LaunchCount:
     #: drops the modelled local traffic from the DRAM bytes; None when unknown
     gpu_local_memory: bool | None = None
 
+    #: CUDA: the operations of the longest thread of the counted blocks (a launch lasts at
+    #: least as long as its longest thread takes); None when the run did not report it
+    thread_work_max: float | None = None
+    #: CUDA: instructions the warps issue per instruction of a converged full warp: 32 x the
+    #: work of each warp's busiest lane over the work of all threads, counted blocks (1 when
+    #: every lane does the same work, up to 32 for one busy lane per warp); None when unknown
+    warp_issue_factor: float | None = None
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 

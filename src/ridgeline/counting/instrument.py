@@ -1,7 +1,8 @@
 """LLVM IR instrumentation (textual, LLVM 15 opaque pointers).
 
-Every basic block gets an inline counter increment (``__rl_bbc[id] += 1``) and a static
-histogram of what it executes (FLOPs by precision with FMA = 2 and library math functions as
+Every basic block gets an inline counter increment (``__rl_bbc[id] += 1``), adds its
+operations to the running thread's work (``__rl_tw``), and gets a static histogram of what it
+executes (FLOPs by precision with FMA = 2 and library math functions as
 their GPU instruction equivalents, integer operations by kind). Every load, store, atomic and
 memcpy/memset gets a call to the counting runtime with its address and size. Dynamic counts
 are then ``sum(block executions x block histogram)``; the runtime classifies addresses
@@ -505,6 +506,7 @@ def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("
     out.append("declare void @__rl_ddiv(double, double, double)")
     out.append("declare void @__rl_vol(ptr)")
     out.append("@__rl_bbc = external global [0 x i64]")
+    out.append("@__rl_tw = external global i64")
     res.text = "\n".join(out) + "\n"
     # predicated operations count through the runtime's extras (``predicated.count_if``)
     if "%__rl_f" in res.text and not re.search(r"^declare [^@]*@__rl_count_extra\(", text,
@@ -608,6 +610,16 @@ def local_arrays(body: list[str]) -> set[str]:
     return {name for name, r in root.items() if r in dynamic}
 
 
+def _thread_work(bid: int, hist: dict[str, float]) -> str:
+    """``__rl_tw += w``: the running thread's work, w the block's operations (at least one).
+    The CUDA and OpenMP layers read it around each thread's turns to find a launch's longest
+    thread and how far its warps' lanes diverge."""
+    w = max(1, round(sum(v for v in hist.values() if v > 0)))
+    return (f"  %__rl_w{bid} = load i64, ptr @__rl_tw, align 8\n"
+            f"  %__rl_x{bid} = add i64 %__rl_w{bid}, {w}\n"
+            f"  store i64 %__rl_x{bid}, ptr @__rl_tw, align 8")
+
+
 def _array_hook(hook: str, arrays: set[str]) -> str:
     """Route a hook whose pointer is a dynamic local array to the runtime's array entry."""
     if not arrays:
@@ -648,6 +660,8 @@ def _instrument_body(body: list[str], fname: str, res: Instrumented,
         out.append(f"  %__rl_c{tmp} = load i64, ptr {ref}, align 8")
         out.append(f"  %__rl_d{tmp} = add i64 %__rl_c{tmp}, 1")
         out.append(f"  store i64 %__rl_d{tmp}, ptr {ref}, align 8")
+        work_at = len(out)  # the thread's work counter: filled in once the block is scanned
+        out.append("")
         tmp += 1
         trig: list[tuple[str, str, str]] = []
         while k < len(body) and not LABEL.match(body[k]):
@@ -679,6 +693,7 @@ def _instrument_body(body: list[str], fname: str, res: Instrumented,
             k += 1
         for prec, saved in shared_sin_cos(trig).items():
             hist[prec] -= saved
+        out[work_at] = _thread_work(bid, hist)
         res.blocks[bid] = hist
         res.block_func[bid] = fname
     return out

@@ -354,6 +354,10 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
         else None,
         instance=str(raw.get("instance", "")),
     )
+    tw = raw.get("thread_work")
+    if tw and tw[2] > 0:  # threads the runtime followed one by one (the CUDA layer)
+        rec.thread_work_max = float(tw[0])
+        rec.warp_issue_factor = 32.0 * float(tw[1]) / float(tw[2])
     if gpu is not None:
         rec.dram_bytes = by_gpu.get(gpu)
     return rec

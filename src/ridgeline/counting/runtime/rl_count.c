@@ -53,6 +53,27 @@ static double rl_extra_w[4]; /* extras per counting window, weighted like it */
 /* value-dependent divisions of the launch left unchecked (the data was partial) */
 static uint64_t rl_unchecked_div;
 
+/* the running thread's work: every instrumented basic block adds its operations. The CUDA
+ * and OpenMP layers read it around each thread's turns and hand each counted block's
+ * per-thread work to __rl_block_threads: a GPU launch lasts at least as long as its longest
+ * thread takes, and a warp issues as many instructions as its busiest lane executes */
+uint64_t __rl_tw;
+static uint64_t tw_max;         /* the longest thread of the counted blocks */
+static double tw_warp, tw_sum;  /* their warps' busiest lanes, and all their threads, summed */
+
+void __rl_block_threads(const uint64_t *work, int n) {
+  if (!__rl_on) return;  /* a block run uncounted (warming the L2, past the sample) */
+  for (int lo = 0; lo < n; lo += 32) {
+    uint64_t busiest = 0;
+    for (int t = lo; t < n && t < lo + 32; t++) {
+      tw_sum += (double)work[t];
+      if (work[t] > busiest) busiest = work[t];
+    }
+    tw_warp += (double)busiest;
+    if (busiest > tw_max) tw_max = busiest;
+  }
+}
+
 /* ---- allocations: a launch cannot read more distinct sectors than the buffers it touches.
  * With sampled blocks the distinct sectors are extrapolated from the sampled ones, which
  * over-counts data that many blocks share (rows of a table each block pairs up); the sizes
@@ -724,6 +745,7 @@ int __rl_kbegin(const char *name) {
   memset(rl_extra_flops, 0, sizeof rl_extra_flops); rl_extra_int = 0;
   memset(rl_extra_w, 0, sizeof rl_extra_w);
   rl_unchecked_div = 0;
+  tw_max = 0; tw_warp = tw_sum = 0;
   blocks_total = blocks_counted = 1;
   rl_first_set = 0;
   nblock_work = 0;
@@ -1055,6 +1077,10 @@ static void emit(void) {
   double atom_scale = g_atom.n ? rl_mem_w[12] / (double)g_atom.n : 0.0;
   fprintf(f, ",\"atomic_hot\":[%.17g,%.17g]", (double)hot_int.max_n * atom_scale,
           (double)hot_fp.max_n * atom_scale);
+  /* over the counted blocks: the longest thread's work, and the work of the warps (their
+   * busiest lanes) and of all threads, unscaled */
+  fprintf(f, ",\"thread_work\":[%llu,%.17g,%.17g]", (unsigned long long)tw_max, tw_warp,
+          tw_sum);
   fprintf(f, ",\"outside_sectors\":[%llu,%llu],\"outside_frames\":[%llu,%llu]",
           (unsigned long long)ord, (unsigned long long)owr, (unsigned long long)ofr[0],
           (unsigned long long)ofr[1]);

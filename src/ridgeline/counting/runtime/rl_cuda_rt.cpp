@@ -39,6 +39,8 @@ void __rl_alloc_note(const void *p, size_t n);
 void __rl_set_stack(uintptr_t lo, uintptr_t hi);
 void __rl_set_shared(uintptr_t lo, uintptr_t hi);
 void __rl_count_extra(int prec, uint64_t flops, uint64_t intops);
+extern uint64_t __rl_tw;
+void __rl_block_threads(const uint64_t *work, int n);
 
 __attribute__((section("rl_regs"))) uint3 threadIdx, blockIdx;
 __attribute__((section("rl_regs"))) dim3 blockDim, gridDim;
@@ -81,6 +83,7 @@ int cur = -1, nthreads = 0;
 void *body_ctx;
 void (*body_fn)(void *);
 unsigned long long warp_slot[1024];
+std::vector<uint64_t> thread_work;  // per thread of the running block: its share of __rl_tw
 int warp_pred[1024];
 
 void trampoline() {
@@ -140,7 +143,11 @@ void run_block() {
   for (;;) {
     bool any_live = false;
     for (int t = 0; t < nthreads; t++)
-      if (fibers[t].st == RUN) switch_to(t);
+      if (fibers[t].st == RUN) {
+        uint64_t w0 = __rl_tw;
+        switch_to(t);
+        thread_work[t] += __rl_tw - w0;
+      }
     // release barriers: warps whose live lanes all wait at a warp op, then the block. Lanes
     // already at __syncthreads count as arrived: lanes that diverged into a branch with a
     // volatile access or a warp op (merge's `if (threadIdx.x == 16) x_top = ...`) finish it
@@ -187,7 +194,9 @@ void run_block_direct() {
   unsigned bx = blockDim.x, by = blockDim.y;
   for (int t = 0; t < nthreads; t++) {
     threadIdx = uint3{t % bx, (t / bx) % by, t / (bx * by)};
+    uint64_t w0 = __rl_tw;
     body_fn(body_ctx);
+    thread_work[t] = __rl_tw - w0;
   }
 }
 
@@ -209,8 +218,10 @@ void run_one_block(uint64_t i, int counted, void *) {
                    (unsigned)(i / ((uint64_t)gridDim.x * gridDim.y))};
   bool fiber_mode = i == 0 || counted || needs_fibers(cur_kernel);
   cas_block_begin();
+  thread_work.assign(nthreads, 0);
   if (fiber_mode) run_block(); else run_block_direct();
   cas_block_end();
+  if (counted) __rl_block_threads(thread_work.data(), nthreads);
   if (i == 0 && yields_in_block) mark_needs_fibers(cur_kernel);
 }
 }  // namespace
