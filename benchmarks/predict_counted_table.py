@@ -1,6 +1,8 @@
 """Rebuild src/ridgeline/models/hecbench-counted.csv (derived numbers only) from the counting
 results (benchmarks/results/counting_*.jsonl) matched to the shipped feature table's rows, and
-hecbench-count-runs.csv (every program run, counted or the cause of its failure).
+hecbench-count-runs.csv (every program run, counted or the cause of its failure). Runs in
+benchmarks/results/threadwork_*.jsonl (the same command's results, kept apart) only add the
+per-thread work fields to the launches the counting results hold.
 
     python benchmarks/predict_counted_table.py [RESULTS.jsonl ...]
 
@@ -31,7 +33,8 @@ def main(argv: list[str]) -> int:
     models = Path(str(resources.files("ridgeline").joinpath("models")))
     rows = pd.read_parquet(models / TABLE_FILE)
     rows["exe_args"] = rows["exe_args"].fillna("")
-    table = build_counted_table(results, rows)
+    table = build_counted_table(results, rows,
+                                sorted((root / "results").glob("threadwork_*.jsonl")))
     table.to_csv(models / COUNTED_FILE, index=False, float_format="%.6g")
     runs = build_count_runs(results)
     runs.to_csv(models / RUNS_FILE, index=False)

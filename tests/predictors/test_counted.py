@@ -105,6 +105,32 @@ def test_most_atomics_on_one_address_known_none_or_unknown() -> None:
         assert np.isnan(launch_record_features({**base, "atomics": 300.0}, None)[col])
 
 
+def test_a_later_run_adds_the_longest_thread_without_replacing_counts(tmp_path: Path) -> None:
+    # the counting result keeps its counts; the thread-work run adds its per-thread fields to
+    # the same launch (kernel, instantiation, sizes), and nothing to another kernel's
+    res, tw = tmp_path / "counts.jsonl", tmp_path / "threadwork.jsonl"
+    sized = {"backend": "cuda", "grid": [4, 1, 1], "block": [64, 1, 1]}
+    res.write_text(json.dumps({"source": "foo-cuda", "args": "9", "launches": [
+        _record("walk", 2e6, {"GeForce RTX 3080": 1e6}, **sized),
+        _record("other", 5e3, {"GeForce RTX 3080": 1e3}, **sized)]}) + "\n")
+    tw.write_text(json.dumps({"source": "foo-cuda", "args": "9", "launches": [
+        _record("walk", 1.0, {"GeForce RTX 3080": 1.0}, thread_work_max=999.0,
+                warp_issue_factor=10.0, **sized),
+        _record("other", 1.0, {"GeForce RTX 3080": 1.0}, thread_work_max=5.0,
+                warp_issue_factor=1.0, backend="cuda", grid=[8, 1, 1],
+                block=[64, 1, 1])]}) + "\n")
+    rows = pd.DataFrame({"source": ["foo-cuda"] * 2, "exe_args": ["9"] * 2,
+                         "kernel": ["walk", "other"], "model_type": ["cuda"] * 2,
+                         "gpu": ["GeForce RTX 3080"] * 2})
+    t = attach_counted(rows, build_counted_table([res], rows, [tw]))
+    np.testing.assert_allclose(t.loc[0, "c_sp"], np.log10(1 + 2e6))
+    np.testing.assert_allclose([t.loc[0, "c_tw_max"], t.loc[0, "c_warp_issue"]],
+                               [np.log10(1000.0), 1.0])
+    assert np.isnan(t.loc[1, "c_tw_max"]) and np.isnan(t.loc[1, "c_warp_issue"])
+    without = attach_counted(rows, build_counted_table([res], rows))
+    assert np.isnan(without.loc[0, "c_tw_max"])
+
+
 def test_counted_table_matches_rows_and_gpus(tmp_path: Path) -> None:
     res = tmp_path / "counts.jsonl"
     lines = [

@@ -67,6 +67,23 @@ def test_bagged_members_are_averaged(table: pd.DataFrame) -> None:
             CountModel(**bad)  # type: ignore[arg-type]
 
 
+def test_the_count_models_never_see_the_time_only_columns(table: pd.DataFrame) -> None:
+    # the longest thread and the warps' issue factor change the time model only: with them
+    # scrambled the counts are predicted to the last bit as before, the time is not
+    from ridgeline.predictors.learned import TIME_ONLY_COLUMNS
+
+    assert set(TIME_ONLY_COLUMNS) <= set(FEATURES)
+    rng = np.random.default_rng(0)
+    other = table.copy()
+    for c in TIME_ONLY_COLUMNS:
+        other[c] = rng.uniform(0.0, 8.0, len(other))
+    a = CountModel(max_iter=20, bags=2).fit(table[FEATURES], table[TARGETS]).predict(other)
+    b = CountModel(max_iter=20, bags=2).fit(other[FEATURES], other[TARGETS]).predict(other)
+    counts = [t for t in TARGETS if t != "time_ns"]
+    np.testing.assert_array_equal(a[counts].to_numpy(), b[counts].to_numpy())
+    assert not np.allclose(a["time_ns"], b["time_ns"])
+
+
 def test_not_fitted() -> None:
     with pytest.raises(NotFittedError):
         CountModel().predict(pd.DataFrame(columns=FEATURES))

@@ -61,7 +61,8 @@ DATASET_BUILD = {"paper-a": "clang"}
 COUNTED_COLUMNS = ["c_has", "c_sp", "c_dp", "c_hp", "c_int", "c_arith", "c_logic", "c_cmp",
                    "c_gep", "c_conv", "c_select", "c_load_b", "c_store_b", "c_loads",
                    "c_stores", "c_shared", "c_atomics", "c_dram", "c_ai_sp", "c_ai_dp",
-                   "c_ai_int", "c_omp_loop", "c_atom_hot", "c_atom_hot_fp"]
+                   "c_ai_int", "c_omp_loop", "c_atom_hot", "c_atom_hot_fp", "c_tw_max",
+                   "c_warp_issue"]
 _KEYS = ["source", "exe_args", "kernel", "gpu"]
 #: launch sizes of a row (normalised ``256,1,1``), keyed on where the counted table has them
 _SHAPE = ["grid", "block"]
@@ -210,6 +211,11 @@ def launch_record_features(rec: dict[str, Any], gpu: str | None) -> dict[str, fl
         # OpenMP: 1 when the region ran a worksharing loop, 0 when not, NaN unknown / CUDA
         "c_omp_loop": float("nan") if rec.get("omp_worksharing") is None
         else float(bool(rec["omp_worksharing"])),
+        # CUDA: the longest thread's operations and the warps' issue factor (log10); NaN
+        # where the run did not follow threads one by one
+        "c_tw_max": _lg(rec.get("thread_work_max")),
+        "c_warp_issue": math.log10(rec["warp_issue_factor"])
+        if (rec.get("warp_issue_factor") or 0) > 0 else float("nan"),
     }
     # the most global integer / float atomics on one address; none without atomics, unknown
     # (NaN) where a record with atomics predates the count
@@ -502,16 +508,49 @@ def run_record(r: dict[str, Any]) -> tuple[tuple[str, str], dict[str, Any]]:
     return (r["source"], (r.get("args") or "").strip()), r
 
 
-def build_counted_table(results: Iterable[Path], rows: pd.DataFrame) -> pd.DataFrame:
-    """Counted feature columns for every (source, exe_args, kernel, gpu) of *rows* that a
-    counting result covers. *results* are JSON-lines files with one record per program run
-    (``source``, ``args``, ``launches`` or ``error``, and ``build`` when the run counted
-    another GPU build than :data:`DEFAULT_BUILD`): one entry per build."""
+#: launch record fields a later run adds to the counted records without replacing them
+THREAD_FIELDS = ("thread_work_max", "warp_issue_factor")
+
+
+def _launch_runs(results: Iterable[Path]) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
+    """(source, args, build) -> the launch records of its runs, later runs' kernels first."""
     runs: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for key, r in _result_records(results):
         if r.get("launches"):
             bkey = (*key, str(r.get("build") or DEFAULT_BUILD))
             runs[bkey] = merge_launches(runs.get(bkey, []), r["launches"])
+    return runs
+
+
+def with_thread_work(rec: dict[str, Any], launches: list[dict[str, Any]] | None
+                     ) -> dict[str, Any]:
+    """*rec* with the :data:`THREAD_FIELDS` of the same launch (kernel, instantiation, launch
+    sizes; the same launch number where there is one) among *launches*, a later run's, where
+    *rec* lacks them. Counts stay those of *rec*."""
+    if not launches or rec.get(THREAD_FIELDS[0]) is not None:
+        return rec
+    def same(x: dict[str, Any]) -> bool:
+        return (x.get("kernel") == rec.get("kernel") and x.get("instance", "") ==
+                rec.get("instance", "") and x.get("grid") == rec.get("grid")
+                and x.get("block") == rec.get("block")
+                and x.get(THREAD_FIELDS[0]) is not None)
+    alike = [x for x in launches if same(x)]
+    if not alike:
+        return rec
+    pick = next((x for x in alike if x.get("launch") == rec.get("launch")), alike[0])
+    return {**rec, **{f: pick.get(f) for f in THREAD_FIELDS}}
+
+
+def build_counted_table(results: Iterable[Path], rows: pd.DataFrame,
+                        thread_work: Iterable[Path] = ()) -> pd.DataFrame:
+    """Counted feature columns for every (source, exe_args, kernel, gpu) of *rows* that a
+    counting result covers. *results* are JSON-lines files with one record per program run
+    (``source``, ``args``, ``launches`` or ``error``, and ``build`` when the run counted
+    another GPU build than :data:`DEFAULT_BUILD`): one entry per build. *thread_work* are
+    results of later runs that only add the per-thread fields (:data:`THREAD_FIELDS`) to
+    the launches *results* counted."""
+    runs = _launch_runs(results)
+    tw_runs = _launch_runs(thread_work)
     builds = sorted({k[2] for k in runs})
     out = []
     uniq = rows[["source", "exe_args", "kernel", "model_type", "gpu"]].astype(str)
@@ -548,6 +587,8 @@ def build_counted_table(results: Iterable[Path], rows: pd.DataFrame) -> pd.DataF
                               signature=str(sig))
             if rec is None:
                 continue
+            rec = with_thread_work(rec, tw_runs.get((str(source), str(exe_args).strip(),
+                                                     build)))
             out.append({"source": source, "exe_args": exe_args, "kernel": kernel, "gpu": gpu,
                         "grid": g or "", "block": b or "", "dup": int(k),
                         "signature": sig, "build": build,

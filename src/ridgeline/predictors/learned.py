@@ -50,7 +50,14 @@ BOUND_COLUMNS = ["roof_t_ns"]
 #: and memory-latency-bound times (log10 ns) and the time bound (roofline or latency,
 #: whichever is longer; the roofline bound where a row has no counts)
 LATENCY_COLUMNS = ["lat_ipt", "lat_mpt", "lat_waves", "lat_active", "lat_t_issue",
-                   "lat_t_mem", "lat_t_ns", "time_bound_ns"]
+                   "lat_t_mem", "lat_t_ns", "time_bound_ns", "lat_t_issue_div", "lat_t_thread",
+                   "lat_thread_over_roof"]
+#: columns only the time model sees (CUDA runs that followed threads one by one): the
+#: longest thread and the warps' issue factor, the issue bound with that factor, the longest
+#: thread's time and how far it lies above the roofline bound (log10). The count models are
+#: fitted without them, so the counts and the class are those of the model without threads
+TIME_ONLY_COLUMNS = ["c_tw_max", "c_warp_issue", "lat_t_issue_div", "lat_t_thread",
+                     "lat_thread_over_roof"]
 FEATURES = (LAUNCH_COLUMNS + GPU_COLUMNS + COUNTED_COLUMNS + COUNTED_GPU_COLUMNS
             + BOUND_COLUMNS + LATENCY_COLUMNS)
 #: targets taken straight from the counts where a row has them (CPU execution counts FLOPs
@@ -137,6 +144,9 @@ COUNTED_TIME_OFFSET = "roof_t_ns"
 #: L2 miss 400-600 idle; 8 and 800 were the best of {4, 8, 16} x {200, 400, 800} under
 #: program-grouped CV (all nine within 3 points of median APE of each other).
 ISSUE_LATENCY_CYCLES, MEMORY_LATENCY_CYCLES = 8.0, 800.0
+#: cycles per operation of a launch's longest thread (CUDA counts: ``c_tw_max``), for the
+#: latency bound: one dependent instruction after another
+THREAD_OP_CYCLES = 8.0
 #: warp schedulers per SM (NVIDIA since Maxwell; SIMDs per CU on AMD)
 SCHEDULERS_PER_SM = 4
 #: instructions per FLOP in the latency bound: an FMA is two FLOPs in one instruction
@@ -208,11 +218,14 @@ class CountModel:
         n_own = len(X)
         if self.augment_uncounted:
             X, Y = _with_uncounted_copies(X, Y)
-        Xn = X[FEATURES].to_numpy(float)
+        X_all = X[FEATURES].to_numpy(float)
         # a column with no values at all (e.g. no counted rows) cannot be binned: constant
-        Xn[:, np.isnan(Xn).all(axis=0)] = 0.0
+        X_all[:, np.isnan(X_all).all(axis=0)] = 0.0
+        X_counts = X_all.copy()  # the count models never split on the time-only columns
+        X_counts[:, [FEATURES.index(c) for c in TIME_ONLY_COLUMNS if c in FEATURES]] = 0.0
         self.models_: dict[str, Any] = {}
         for t in TARGETS:
+            Xn = X_all if t == "time_ns" else X_counts
             y = np.log10(1.0 + np.clip(Y[t].to_numpy(float), 0, None)) - _offset(X, t)
             ok = np.isfinite(y)
             if t == "time_ns":
@@ -303,6 +316,7 @@ def features_frame(launch_rows: pd.DataFrame, gpus: list[GPU]) -> pd.DataFrame:
     lat = _latency_bound(base, gf, gpus)
     lat["time_bound_ns"] = np.where(np.isfinite(lat["lat_t_ns"]),
                                     np.fmax(gc["roof_t_ns"], lat["lat_t_ns"]), gc["roof_t_ns"])
+    lat["lat_thread_over_roof"] = lat["lat_t_thread"] - gc["roof_t_ns"]
     return pd.concat([base, gf, gc, lat], axis=1)
 
 
@@ -339,12 +353,19 @@ def _latency_bound(base: pd.DataFrame, gf: pd.DataFrame, gpus: list[GPU]) -> pd.
         return np.log10((work / 32.0) / rate * 1e9 + 1e-3)
 
     t_issue, t_mem = bound(instr, ISSUE_LATENCY_CYCLES), bound(mem, MEMORY_LATENCY_CYCLES)
+    # CUDA runs that followed threads: the warps issue their busiest lane's instructions, and
+    # the longest thread runs one operation after another (NaN where threads were not followed)
+    issue = lin("c_warp_issue") + 1.0  # the column is log10 of the factor itself
+    t_issue_div = bound(instr * issue, ISSUE_LATENCY_CYCLES)
+    longest = np.where(ok, lin("c_tw_max"), np.nan)
     with np.errstate(divide="ignore", invalid="ignore"):
+        t_thread = np.log10(longest * THREAD_OP_CYCLES / clock_hz * 1e9 + 1e-3)
         return pd.DataFrame({
             "lat_ipt": np.log10(1.0 + instr / t), "lat_mpt": np.log10(1.0 + mem / t),
             "lat_waves": np.log10(t / resident), "lat_active": np.log10(active),
             "lat_t_issue": t_issue, "lat_t_mem": t_mem,
             "lat_t_ns": np.log10(10.0 ** t_issue + 10.0 ** t_mem),
+            "lat_t_issue_div": t_issue_div, "lat_t_thread": t_thread,
         }, index=base.index)
 
 
