@@ -1,8 +1,8 @@
 """LLVM IR instrumentation (textual, LLVM 15 opaque pointers).
 
-Every basic block gets an inline counter increment (``__rl_bbc[id] += 1``), adds its
-operations to the running thread's work (``__rl_tw``), and gets a static histogram of what it
-executes (FLOPs by precision with FMA = 2 and library math functions as
+Every basic block gets an inline counter increment (``__rl_bbc[id] += 1``), in CUDA builds
+adds its operations to the running thread's work (``__rl_tw``), and gets a static histogram
+of what it executes (FLOPs by precision with FMA = 2 and library math functions as
 their GPU instruction equivalents, integer operations by kind). Every load, store, atomic and
 memcpy/memset gets a call to the counting runtime with its address and size. Dynamic counts
 are then ``sum(block executions x block histogram)``; the runtime classifies addresses
@@ -486,7 +486,8 @@ def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("
         if fname.startswith(skip_funcs) or (only is not None and fname not in only):
             out.extend(body)
         else:
-            out.extend(_instrument_body(body, fname, res, fast_math, approx_sqrt, contract))
+            out.extend(_instrument_body(body, fname, res, fast_math, approx_sqrt, contract,
+                                        thread_work=not omp))
         out.append("}")
         i = j + 1
     if omp:
@@ -506,7 +507,8 @@ def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("
     out.append("declare void @__rl_ddiv(double, double, double)")
     out.append("declare void @__rl_vol(ptr)")
     out.append("@__rl_bbc = external global [0 x i64]")
-    out.append("@__rl_tw = external global i64")
+    if not omp:
+        out.append("@__rl_tw = external global i64")
     res.text = "\n".join(out) + "\n"
     # predicated operations count through the runtime's extras (``predicated.count_if``)
     if "%__rl_f" in res.text and not re.search(r"^declare [^@]*@__rl_count_extra\(", text,
@@ -612,8 +614,9 @@ def local_arrays(body: list[str]) -> set[str]:
 
 def _thread_work(bid: int, hist: dict[str, float]) -> str:
     """``__rl_tw += w``: the running thread's work, w the block's operations (at least one).
-    The CUDA and OpenMP layers read it around each thread's turns to find a launch's longest
-    thread and how far its warps' lanes diverge."""
+    The CUDA layer reads it around each thread's turns to find a launch's longest thread and
+    how far its warps' lanes diverge (OpenMP builds do not add it: their layer does not
+    follow GPU threads)."""
     w = max(1, round(sum(v for v in hist.values() if v > 0)))
     return (f"  %__rl_w{bid} = load i64, ptr @__rl_tw, align 8\n"
             f"  %__rl_x{bid} = add i64 %__rl_w{bid}, {w}\n"
@@ -635,7 +638,7 @@ def _array_hook(hook: str, arrays: set[str]) -> str:
 
 def _instrument_body(body: list[str], fname: str, res: Instrumented,
                      fast_math: bool = False, approx_sqrt: bool = False,
-                     contract: bool = False) -> list[str]:
+                     contract: bool = False, thread_work: bool = True) -> list[str]:
     arrays = local_arrays(body)
     spec = speculated(body)
     fused = fused_multiplies(body) if contract else {}
@@ -661,7 +664,8 @@ def _instrument_body(body: list[str], fname: str, res: Instrumented,
         out.append(f"  %__rl_d{tmp} = add i64 %__rl_c{tmp}, 1")
         out.append(f"  store i64 %__rl_d{tmp}, ptr {ref}, align 8")
         work_at = len(out)  # the thread's work counter: filled in once the block is scanned
-        out.append("")
+        if thread_work:
+            out.append("")
         tmp += 1
         trig: list[tuple[str, str, str]] = []
         while k < len(body) and not LABEL.match(body[k]):
@@ -693,7 +697,8 @@ def _instrument_body(body: list[str], fname: str, res: Instrumented,
             k += 1
         for prec, saved in shared_sin_cos(trig).items():
             hist[prec] -= saved
-        out[work_at] = _thread_work(bid, hist)
+        if thread_work:
+            out[work_at] = _thread_work(bid, hist)
         res.blocks[bid] = hist
         res.block_func[bid] = fname
     return out

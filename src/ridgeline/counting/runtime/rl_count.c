@@ -53,9 +53,9 @@ static double rl_extra_w[4]; /* extras per counting window, weighted like it */
 /* value-dependent divisions of the launch left unchecked (the data was partial) */
 static uint64_t rl_unchecked_div;
 
-/* the running thread's work: every instrumented basic block adds its operations. The CUDA
- * and OpenMP layers read it around each thread's turns and hand each counted block's
- * per-thread work to __rl_block_threads: a GPU launch lasts at least as long as its longest
+/* the running thread's work: every instrumented basic block of a CUDA build adds its
+ * operations. The CUDA layer reads it around each thread's turns and hands each counted
+ * block's per-thread work to __rl_block_threads: a GPU launch lasts at least as long as its longest
  * thread takes, and a warp issues as many instructions as its busiest lane executes */
 uint64_t __rl_tw;
 static uint64_t tw_max;         /* the longest thread of the counted blocks */
