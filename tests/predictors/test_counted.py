@@ -131,6 +131,25 @@ def test_a_later_run_adds_the_longest_thread_without_replacing_counts(tmp_path: 
     assert np.isnan(without.loc[0, "c_tw_max"])
 
 
+def test_thread_work_from_a_run_that_named_the_instantiation() -> None:
+    # counting results from before runs named the instantiation take the later run's fields
+    # when it launched one instantiation of the kernel at those sizes, none when it launched two
+    from ridgeline.predictors.counted import with_thread_work
+
+    sized = {"kernel": "k", "grid": [4, 1, 1], "block": [64, 1, 1]}
+    old = {**sized, "flops_sp": 7.0}
+    one = [{**sized, "instance": "_Z1kIfEv", "thread_work_max": 50.0,
+            "warp_issue_factor": 2.0}]
+    got = with_thread_work(old, one)
+    assert (got["thread_work_max"], got["warp_issue_factor"], got["flops_sp"]) == (50.0, 2.0,
+                                                                                   7.0)
+    two = one + [{**one[0], "instance": "_Z1kIdEv", "thread_work_max": 90.0}]
+    assert with_thread_work(old, two) is old
+    named = {**old, "instance": "_Z1kIdEv"}
+    assert with_thread_work(named, two)["thread_work_max"] == 90.0
+    assert with_thread_work({**old, "grid": [8, 1, 1]}, one).get("thread_work_max") is None
+
+
 def test_counted_table_matches_rows_and_gpus(tmp_path: Path) -> None:
     res = tmp_path / "counts.jsonl"
     lines = [

@@ -529,13 +529,17 @@ def with_thread_work(rec: dict[str, Any], launches: list[dict[str, Any]] | None
     *rec* lacks them. Counts stay those of *rec*."""
     if not launches or rec.get(THREAD_FIELDS[0]) is not None:
         return rec
+    inst = rec.get("instance", "")
+
     def same(x: dict[str, Any]) -> bool:
-        return (x.get("kernel") == rec.get("kernel") and x.get("instance", "") ==
-                rec.get("instance", "") and x.get("grid") == rec.get("grid")
-                and x.get("block") == rec.get("block")
+        named = not inst or x.get("instance", "") == inst
+        return (named and x.get("kernel") == rec.get("kernel")
+                and x.get("grid") == rec.get("grid") and x.get("block") == rec.get("block")
                 and x.get(THREAD_FIELDS[0]) is not None)
     alike = [x for x in launches if same(x)]
-    if not alike:
+    # a record from before runs named the instantiation matches when the later run launched
+    # only one instantiation of the kernel at these sizes
+    if not alike or len({x.get("instance", "") for x in alike}) > 1:
         return rec
     pick = next((x for x in alike if x.get("launch") == rec.get("launch")), alike[0])
     return {**rec, **{f: pick.get(f) for f in THREAD_FIELDS}}
