@@ -48,6 +48,13 @@ def test_grouped_eval_and_report(small_table: pd.DataFrame, tmp_path: Path,
         for b in cal[o]["bins"]:
             assert b["from"] <= b["confidence"] <= b["to"] and 0.0 <= b["right"] <= 1.0
     assert "## Confidence of the class" in text and "| counted | 0.99-1.00 |" in text
+    # each protocol says how often the measured time fell in the predicted range
+    for g, r in prot["cv"].items():
+        if not g.startswith("_"):
+            tr = r["time_range"]
+            assert tr["n"] > 0 and tr["median_width"] > 1.0
+            assert tr["inside"] + tr["below"] + tr["above"] == pytest.approx(1.0)
+    assert "time in its range (width)" in text
     pngs = sorted(p.name for p in tmp_path.glob("*.png"))
     assert "time-cv.png" in pngs and any(p.startswith("roofline-") for p in pngs)
     assert "confusion-paper-a-learned.png" in pngs
@@ -55,3 +62,15 @@ def test_grouped_eval_and_report(small_table: pd.DataFrame, tmp_path: Path,
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert f"]({p.name})" in text
     set_model_params()
+
+
+def test_time_range_hits_counts_inside_below_and_above() -> None:
+    import numpy as np
+
+    from ridgeline.evaluation.hecbench_eval import time_range_hits
+
+    got = time_range_hits(np.array([1.0, 5.0, 20.0, 7.0]), np.array([2.0, 2.0, 2.0, np.nan]),
+                          np.array([10.0, 10.0, 10.0, 9.0]))
+    assert got == {"n": 3, "inside": pytest.approx(1 / 3), "below": pytest.approx(1 / 3),
+                   "above": pytest.approx(1 / 3), "median_width": 5.0}
+    assert time_range_hits(np.array([1.0]), np.array([np.nan]), np.array([np.nan])) == {}

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ridgeline.errors import NotFittedError, UsageError
+from ridgeline.errors import NotFittedError, SchemaError, UsageError
 from ridgeline.hardware import Counts, get_gpu, get_rule
 from ridgeline.predictors.counted import COUNTED_COLUMNS
 from ridgeline.predictors.featvec import LAUNCH_COLUMNS
@@ -18,6 +18,7 @@ from ridgeline.predictors.learned import (
     CountModel,
     ExportedCountModel,
     LearnedPredictor,
+    _offset,
     class_confidence,
     features_frame,
     ridge_margin,
@@ -65,6 +66,63 @@ def test_bagged_members_are_averaged(table: pd.DataFrame) -> None:
     for bad in ({"bags": 0}, {"bag_share": 0.0}, {"bag_share": 1.5}):
         with pytest.raises(UsageError, match="bags must be 1 or more"):
             CountModel(**bad)  # type: ignore[arg-type]
+
+
+def test_time_is_fitted_at_its_quantile_and_the_counts_at_the_median(
+        table: pd.DataFrame) -> None:
+    low = CountModel(max_iter=40, bags=1, time_quantile=0.2).fit(table[FEATURES],
+                                                                 table[TARGETS])
+    high = CountModel(max_iter=40, bags=1, time_quantile=0.8).fit(table[FEATURES],
+                                                                  table[TARGETS])
+    # on its own training rows each lands near its quantile: about 20% (80%) of the
+    # measured times lie below the predictions
+    t, Xn = table["time_ns"].to_numpy(float), table[FEATURES].to_numpy(float)
+    below = {q: float(np.mean(t < 10.0 ** (m.models_["time_ns"][0].predict(Xn)
+                                           + _offset(table, "time_ns")) - 1.0))
+             for q, m in ((0.2, low), (0.8, high))}
+    assert below[0.2] < 0.35 and below[0.8] > 0.65
+    a, b = low.predict(table), high.predict(table)
+    counts = [c for c in TARGETS if c != "time_ns"]
+    np.testing.assert_array_equal(a[counts].to_numpy(), b[counts].to_numpy())
+    for bad in (0.0, 1.0, 1.5):
+        with pytest.raises(UsageError, match="time_quantile must be in"):
+            CountModel(time_quantile=bad)
+
+
+def test_the_time_range_comes_from_held_out_programs_and_ships_with_the_model(
+        table: pd.DataFrame) -> None:
+    from ridgeline.predictors.learned import TIME_RANGE, _with_time_range
+
+    groups = table["program"].to_numpy()
+    m = CountModel(max_iter=30, bags=2).fit(table[FEATURES], table[TARGETS], groups=groups)
+    r = m.time_range_
+    assert r is not None and r.shape == (2, 2)
+    assert (r[:, 0] <= 0).all() and (r[:, 1] >= 0).all() and (r[:, 1] - r[:, 0] > 0.05).all()
+    p = m.predict(table)
+    assert (p["time_lo_ns"] <= p["time_ns"]).all() and (p["time_ns"] <= p["time_hi_ns"]).all()
+    # the factors are quantiles of errors on programs left out, so the range is wider than
+    # one fitted on the programs' own rows would need: at least its share of training rows
+    t = table["time_ns"].to_numpy(float)
+    inside = np.mean((t >= p["time_lo_ns"]) & (t <= p["time_hi_ns"]))
+    assert inside >= TIME_RANGE - 0.05
+    again = ExportedCountModel.from_bytes(m.export().to_bytes())
+    np.testing.assert_array_equal(again.time_range, r)
+    np.testing.assert_allclose(again.predict(table)[["time_lo_ns", "time_hi_ns"]].to_numpy(),
+                               p[["time_lo_ns", "time_hi_ns"]].to_numpy(), rtol=1e-9)
+    # without programs to hold out there is no range, and it says so with NaN
+    plain = CountModel(max_iter=30, bags=1).fit(table[FEATURES], table[TARGETS])
+    assert plain.time_range_ is None and plain.predict(table)["time_lo_ns"].isna().all()
+    one = CountModel(max_iter=30, bags=1).fit(table[FEATURES], table[TARGETS],
+                                              groups=np.zeros(len(table)))
+    assert one.time_range_ is None
+    # rows with CPU counts take the first pair of factors, the others the second
+    x = pd.DataFrame({"c_has": [1.0, np.nan]})
+    got = _with_time_range(x, pd.DataFrame({"time_ns": [100.0, 100.0]}),
+                           np.array([[-1.0, 1.0], [-2.0, 0.5]]))
+    np.testing.assert_allclose(got["time_lo_ns"], [10.0, 1.0])
+    np.testing.assert_allclose(got["time_hi_ns"], [1000.0, 100.0 * 10 ** 0.5])
+    with pytest.raises(SchemaError, match="groups for"):
+        CountModel().fit(table[FEATURES], table[TARGETS], groups=groups[:5])
 
 
 def test_the_count_models_never_see_the_time_only_columns(table: pd.DataFrame) -> None:

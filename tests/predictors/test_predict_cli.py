@@ -22,6 +22,8 @@ def test_predict_sample_several_gpus_json(capsys: pytest.CaptureFixture[str]) ->
     for o in out:
         assert o["class"]["paper-a"] in ("Compute", "Bandwidth")
         assert o["dram_bytes"] > 0 and o["time_s"] > 0
+        lo, hi = o["time_range_s"]  # the shipped model carries its calibrated range
+        assert lo < o["time_s"] < hi
         assert 0.5 <= o["confidence"] <= 1.0
         assert o["origin"]["grid"].startswith("source main.cu")  # taken from the launch site
         # without --count the output says its counts are not from CPU execution, and how to get them
@@ -41,6 +43,7 @@ def test_predict_table_output(capsys: pytest.CaptureFixture[str]) -> None:
                  "4096 8 2"]) == 0
     text = capsys.readouterr().out
     assert "NVIDIA H100 SXM5" in text and "paper-a" in text and "taken from the launch" in text
+    assert "80% range us" in text
 
 
 def test_predict_bad_input_is_a_clean_error(stencil_dir: Path,
@@ -116,6 +119,12 @@ def test_predict_batch_contract(tmp_path: Path, stencil_dir: Path, omp_dir: Path
             want = class_confidence(counts, gpu, counted=df["pred_origin"][i] == "counted")
             assert float(df["pred_confidence"][i]) == pytest.approx(want, rel=1e-6)
         assert all(df["pred_confidence"][i] == "" for i in (2, 3, 4, 5))
+        # and each time its range, wider for learned counts than for counted ones
+        lo, hi, t = (df[c][[0, 1, 6]].astype(float).to_numpy() for c in
+                     ("pred_xtime_lo_ns", "pred_xtime_hi_ns", "pred_xtime_ns"))
+        assert (lo < t).all() and (t < hi).all()
+        assert hi[2] / lo[2] < hi[0] / lo[0]
+        assert all(df["pred_xtime_lo_ns"][i] == "" for i in (2, 3, 4, 5))
 
 
 def test_predict_batch_missing_columns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

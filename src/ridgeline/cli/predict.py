@@ -196,6 +196,8 @@ def _attach_counts(args: argparse.Namespace, pred: Any, sources: list[Path], kna
 
 
 def _print(preds: list[Any], pargs: str) -> None:
+    from ridgeline.predictors.learned import TIME_RANGE
+
     first = preds[0]
     print(f"kernel {first.kernel}  args {pargs!r}  predictor {first.predictor}")
     for k, v in first.origin.items():
@@ -213,9 +215,12 @@ def _print(preds: list[Any], pargs: str) -> None:
             f"{_g(ai.get('sp'))}/{_g(ai.get('dp'))}/{_g(ai.get('int'))}",
             c.flops_sp, c.flops_dp, c.flops_hp, c.int_ops, c.dram_bytes,
             None if p.time_s is None else p.time_s * 1e6,
+            "-" if p.time_range_s is None else
+            f"{_g(p.time_range_s[0] * 1e6)}-{_g(p.time_range_s[1] * 1e6)}",
         ])
     print_table(["GPU", "paper-a", "fp", "conf", "AI sp/dp/int", "SP FLOP", "DP FLOP",
-                 "HP FLOP", "int ops", "DRAM B", "time us"], rows)
+                 "HP FLOP", "int ops", "DRAM B", "time us", f"{TIME_RANGE:.0%} range us"],
+                rows)
 
 
 def _g(v: float | None) -> str:

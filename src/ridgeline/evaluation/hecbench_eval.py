@@ -161,6 +161,9 @@ def _summ(rows: pd.DataFrame, pred: pd.DataFrame, sub_counted: bool = True) -> d
                                              if k]),
         "class_majority": classification(y, [maj] * len(y)),
         "time_learned": regression(mt[tm], pred["time_ns"].to_numpy(float)[tm]),
+        "time_range": time_range_hits(mt[tm], pred["time_lo_ns"].to_numpy(float)[tm],
+                                      pred["time_hi_ns"].to_numpy(float)[tm])
+        if "time_lo_ns" in pred else {},
     }
     del keep
     if "c_has" in rows and sub_counted:
@@ -170,6 +173,18 @@ def _summ(rows: pd.DataFrame, pred: pd.DataFrame, sub_counted: bool = True) -> d
             cr.update(_summ(rows[has], pred[has], sub_counted=False))
         out["counted_rows"] = cr
     return out
+
+
+def time_range_hits(measured: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> dict[str, Any]:
+    """How often the predicted time range held the measured time (rows with a range), how
+    often it fell below and above, and the range's median width (high / low)."""
+    ok = np.isfinite(lo) & np.isfinite(hi) & np.isfinite(measured)
+    if not ok.any():
+        return {}
+    m, lo, hi = measured[ok], lo[ok], hi[ok]
+    return {"n": int(ok.sum()), "inside": float(np.mean((m >= lo) & (m <= hi))),
+            "below": float(np.mean(m < lo)), "above": float(np.mean(m > hi)),
+            "median_width": float(np.median(hi / np.maximum(lo, 1e-12)))}
 
 
 #: the confidence bins of the calibration table (lower edges; the last bin ends at 1)
@@ -286,9 +301,12 @@ def _fmt_cls(d: dict[str, Any]) -> str:
     return f"acc {d['accuracy']:.3f} MCC {d['mcc']:.3f}"
 
 
-def _fmt_time(d: dict[str, Any]) -> str:
-    return (f"median APE {d['median_ape']:.3f} within-2x {d['within_2x']:.3f} "
-            f"MAPE {d['mape']:.3f}")
+def _fmt_time(d: dict[str, Any], rng: dict[str, Any] | None = None) -> str:
+    out = (f"median APE {d['median_ape']:.3f} within-2x {d['within_2x']:.3f} "
+           f"MAPE {d['mape']:.3f}")
+    if rng:
+        out += f" in-range {rng['inside']:.3f} (x{rng['median_width']:.1f} wide)"
+    return out
 
 
 def _print_summary(pa: dict[str, Any], prot: dict[str, Any]) -> None:
@@ -303,11 +321,12 @@ def _print_summary(pa: dict[str, Any], prot: dict[str, Any]) -> None:
             if g.startswith("_") or not isinstance(r, dict) or "class_learned" not in r:
                 continue
             line = (f"{name} {g}: rows {r['rows']} class {_fmt_cls(r['class_learned'])}; "
-                    f"time {_fmt_time(r['time_learned'])}")
+                    f"time {_fmt_time(r['time_learned'], r.get('time_range'))}")
             cr = r.get("counted_rows")
             if cr and cr.get("rows"):
                 line += (f" | counted rows {cr['rows']} ({cr['coverage']:.1%}): class "
-                         f"{_fmt_cls(cr['class_learned'])}; time {_fmt_time(cr['time_learned'])}")
+                         f"{_fmt_cls(cr['class_learned'])}; time "
+                         f"{_fmt_time(cr['time_learned'], cr.get('time_range'))}")
             print(line)
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ridgeline.evaluation.plots import confusion_plot, roofline_chart, time_scatter
+from ridgeline.predictors.learned import TIME_RANGE
 
 __all__ = ["write_report", "class_row", "time_row"]
 
@@ -61,8 +62,8 @@ def _protocol_section(prot: dict[str, Any]) -> list[str]:
         if key not in prot:
             continue
         lines += [f"### {title}", "", "| GPU | rows | learned acc | learned MCC | analytic acc "
-                  "| majority acc | time median APE | time within 2x |",
-                  "|---|---|---|---|---|---|---|---|"]
+                  "| majority acc | time median APE | time within 2x | time in its range "
+                  "(width) |", "|---|---|---|---|---|---|---|---|---|"]
         for g, s in prot[key].items():
             if g.startswith("_"):
                 continue
@@ -71,9 +72,16 @@ def _protocol_section(prot: dict[str, Any]) -> list[str]:
             lines.append(f"| {g} | {s['rows']} | {_f(lc['accuracy'])} | "
                          f"{_f(lc['mcc'], False)} | {_f(ac['accuracy'])} | "
                          f"{_f(mc['accuracy'])} | {_f(tl.get('median_ape'))} | "
-                         f"{_f(tl.get('within_2x'))} |")
+                         f"{_f(tl.get('within_2x'))} | {_range(s.get('time_range'))} |")
         lines.append("")
+    lines += ["The time's range is the one `ridgeline predict` prints (nominally "
+              f"{TIME_RANGE:.0%} of measured times inside), from the errors of the "
+              "training rows' own program-grouped folds; width is high / low.", ""]
     return lines
+
+
+def _range(r: dict[str, Any] | None) -> str:
+    return "-" if not r else f"{_f(r['inside'])} (x{r['median_width']:.1f})"
 
 
 def _calibration_section(cal: dict[str, Any]) -> list[str]:

@@ -110,6 +110,8 @@ class Prediction:
     confidence: float | None = None  # probability the paper-a class is right, when known
     origin: dict[str, str] = field(default_factory=dict)  # which path produced each number
     notes: list[str] = field(default_factory=list)
+    #: the range (low, high) that holds the measured time in TIME_RANGE of cases, when known
+    time_range_s: tuple[float, float] | None = None
 
     @classmethod
     def from_counts(
@@ -139,6 +141,7 @@ class Prediction:
             "int_ops": c.int_ops,
             "dram_bytes": c.dram_bytes,
             "time_s": self.time_s,
+            "time_range_s": None if self.time_range_s is None else list(self.time_range_s),
             "class": {k: v.value for k, v in self.labels.items()},
             "intensity": next(
                 (v.intensity for v in self.labels.values() if v.intensity), None

@@ -2,7 +2,10 @@
 
 Added columns (stable): pred_SP_FLOP, pred_DP_FLOP, pred_HP_FLOP, pred_int_ops,
 pred_bytes_total, pred_xtime_ns, pred_class_paper_a, pred_class_fp, error; then pred_origin
-("counted": FLOPs and DRAM bytes from CPU execution, "learned", "analytic"; empty on errors).
+("counted": FLOPs and DRAM bytes from CPU execution, "learned", "analytic"; empty on errors),
+and for the learned predictor pred_confidence (how likely the paper-a class is right) and
+pred_xtime_lo_ns / pred_xtime_hi_ns (the range that holds the measured time in
+learned.TIME_RANGE of cases).
 """
 
 from __future__ import annotations
@@ -88,6 +91,7 @@ def predict_batch(rows_csv: Path, sources: Path, predictor: str = "learned",
                 y = shipped_model().predict(features_frame(sub, sub_gpus))
                 counts = y[["flops_sp", "flops_dp", "flops_hp", "int_ops", "dram_bytes"]]
                 times = y["time_ns"].to_numpy(float)
+                time_range = y[["time_lo_ns", "time_hi_ns"]].to_numpy(float)
             except RidgelineError as e:
                 err = [e_ or f"{type(e).__name__}: {e}" for e_ in err]
                 out["pred_origin"] = ""
@@ -109,6 +113,9 @@ def predict_batch(rows_csv: Path, sources: Path, predictor: str = "learned",
                 class_confidence(Counts(*(float(v) for v in row)), gpu, bool(h))
                 for row, gpu, h in zip(counts.itertuples(index=False), sub_gpus, has,
                                        strict=True)]
+            for j, c in enumerate(("pred_xtime_lo_ns", "pred_xtime_hi_ns")):
+                out[c] = np.nan
+                out.loc[out.index[idx], c] = time_range[:, j]
     out["error"] = err
     return out
 

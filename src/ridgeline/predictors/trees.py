@@ -116,18 +116,25 @@ def average_ensembles(members: list[TreeEnsemble]) -> TreeEnsemble:
         baseline=float(np.mean([m.baseline for m in members])), **cat)
 
 
-def save_ensembles(ens: dict[str, TreeEnsemble], features: list[str]) -> bytes:
+def save_ensembles(ens: dict[str, TreeEnsemble], features: list[str],
+                   extra: dict[str, np.ndarray] | None = None) -> bytes:
+    """*ens* and the feature names as one compressed npz; *extra* arrays ride along."""
     arrs: dict[str, np.ndarray] = {"features": np.asarray(features),
                                    "targets": np.asarray(list(ens))}
     for name, e in ens.items():
         arrs |= e.arrays(name)
+    for name, a in (extra or {}).items():
+        arrs[f"extra.{name}"] = np.asarray(a)
     buf = io.BytesIO()
     np.savez_compressed(buf, **arrs)  # type: ignore[arg-type]
     return buf.getvalue()
 
 
-def load_ensembles(data: bytes) -> tuple[dict[str, TreeEnsemble], list[str]]:
+def load_ensembles(data: bytes) -> tuple[dict[str, TreeEnsemble], list[str],
+                                         dict[str, np.ndarray]]:
+    """What :func:`save_ensembles` wrote: ensembles, feature names, extra arrays."""
     arrs = np.load(io.BytesIO(data), allow_pickle=False)
     targets = [str(t) for t in arrs["targets"]]
+    extra = {k[len("extra."):]: arrs[k] for k in arrs.files if k.startswith("extra.")}
     return ({t: TreeEnsemble.from_arrays(arrs, t) for t in targets},
-            [str(f) for f in arrs["features"]])
+            [str(f) for f in arrs["features"]], extra)
