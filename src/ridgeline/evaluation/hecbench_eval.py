@@ -25,6 +25,7 @@ from ridgeline.evaluation.metrics import classification, regression
 from ridgeline.evaluation.provenance import provenance
 from ridgeline.evaluation.tasks import EVAL_TASKS, EvalTask
 from ridgeline.hardware import Counts, get_gpu, get_rule
+from ridgeline.predictors.counted import has_counts
 from ridgeline.predictors.learned import TARGETS, fit_table, margin_confidence, ridge_margin
 from ridgeline.predictors.training import with_gpu_features
 
@@ -116,7 +117,7 @@ def cv_paper_a(table: pd.DataFrame, folds: int = 5, seed: int = 4839) -> dict[st
         maj = pd.Series(pa["label"].iloc[tr]).mode().iloc[0]
         majority += [(i, maj) for i in te]
     maj_pred = [m for _, m in sorted(majority)]
-    has = (pa["c_has"].to_numpy(float) == 1.0) if "c_has" in pa else np.zeros(len(pa), bool)
+    has = has_counts(pa)
     sub = [i for i in range(len(pa)) if has[i]]
     counted: dict[str, Any] = {"rows": len(sub), "coverage": len(sub) / max(len(pa), 1)}
     if sub:
@@ -205,8 +206,7 @@ def class_outcomes(rows: pd.DataFrame, pred: pd.DataFrame
                           strict=True))], float)
     right = np.array([t == p for t, p in zip(truth, learned, strict=True)], float)
     keep = np.array([t != "" for t in truth]) & np.isfinite(margin)
-    has = (rows["c_has"].to_numpy(float) == 1.0) if "c_has" in rows else np.zeros(len(rows),
-                                                                               bool)
+    has = has_counts(rows)
     return margin, right, keep, has
 
 

@@ -23,7 +23,12 @@ from ridgeline.datasets import read_csv, require_columns
 from ridgeline.errors import RidgelineError, UnknownNameError
 from ridgeline.hardware import Counts, get_rule, load_catalog, time_lower_bound
 from ridgeline.predictors.batch import analyze_rows
-from ridgeline.predictors.counted import COUNTED_COLUMNS, attach_counted, launch_record_features
+from ridgeline.predictors.counted import (
+    COUNTED_COLUMNS,
+    attach_counted,
+    has_counts,
+    launch_record_features,
+)
 from ridgeline.predictors.learned import class_confidence, features_frame, shipped_model
 
 __all__ = ["predict_batch", "PRED_COLUMNS", "REQUIRED", "COUNT_MODES"]
@@ -82,8 +87,7 @@ def predict_batch(rows_csv: Path, sources: Path, predictor: str = "learned",
             if count != "never":
                 sub = _with_counts(sub, df.iloc[idx].reset_index(drop=True), sub_gpus, sources,
                                    count == "auto", count_timeout, jobs, progress)
-            has = sub["c_has"].to_numpy(float) == 1.0 if "c_has" in sub else np.zeros(len(sub),
-                                                                                     bool)
+            has = has_counts(sub)
             log.info("%d of %d rows with CPU-execution counts (FLOPs and DRAM bytes counted, "
                      "the rest learned)", int(has.sum()), len(sub))
             out.loc[out.index[idx], "pred_origin"] = np.where(has, "counted", "learned")

@@ -70,6 +70,14 @@ _OMP_PREFIX = re.compile(r"^__omp_offloading_[0-9a-f]+_[0-9a-f]+_")
 _REGION = re.compile(r"^(.*)_l(\d+)$")
 
 
+def has_counts(frame: pd.DataFrame) -> np.ndarray:
+    """Rows of *frame* with CPU-execution counts (``c_has`` 1); none when it has no counted
+    columns."""
+    if "c_has" not in frame:
+        return np.zeros(len(frame), bool)
+    return frame["c_has"].to_numpy(float) == 1.0
+
+
 def _lg(x: Any) -> float:
     try:
         v = float(x)

@@ -23,7 +23,7 @@ from ridgeline.hardware import GPU, Counts, get_rule
 from ridgeline.predictors.analysis import analyze_launch
 from ridgeline.predictors.analytic import require_sizes
 from ridgeline.predictors.base import PREDICTORS, KernelRef, Launch, Prediction, Predictor
-from ridgeline.predictors.counted import COUNTED_COLUMNS, counted_features
+from ridgeline.predictors.counted import COUNTED_COLUMNS, counted_features, has_counts
 from ridgeline.predictors.featvec import GPU_COLUMNS, LAUNCH_COLUMNS, gpu_features, launch_features
 from ridgeline.predictors.trees import (
     TreeEnsemble,
@@ -235,7 +235,7 @@ class CountModel:
         if groups is not None and len(groups) != len(X):
             raise SchemaError(f"{len(groups)} groups for {len(X)} training rows")
         n_own = len(X)
-        counted = (X["c_has"].to_numpy(float) == 1.0) if "c_has" in X else np.zeros(n_own, bool)
+        counted = has_counts(X)
         if self.augment_uncounted:
             X, Y = _with_uncounted_copies(X, Y)
         X_all = X[FEATURES].to_numpy(float)
@@ -338,7 +338,7 @@ def _with_time_range(X: pd.DataFrame, df: pd.DataFrame,
     factors (row 0 for rows with CPU counts, row 1 for the others); NaN without a range."""
     if time_range is None:
         return df.assign(time_lo_ns=np.nan, time_hi_ns=np.nan)
-    counted = (X["c_has"].to_numpy(float) == 1.0) if "c_has" in X else np.zeros(len(X), bool)
+    counted = has_counts(X)
     f = np.where(counted[:, None], time_range[0], time_range[1])
     t = df["time_ns"].to_numpy(float)
     return df.assign(time_lo_ns=t * 10.0 ** f[:, 0], time_hi_ns=t * 10.0 ** f[:, 1])
@@ -412,8 +412,7 @@ def _latency_bound(base: pd.DataFrame, gf: pd.DataFrame, gpus: list[GPU]) -> pd.
         v = base[col].to_numpy(float) if col in base else np.full(len(base), np.nan)
         return np.clip(10.0 ** v - 1.0, 0.0, None)
 
-    has = (base["c_has"].to_numpy(float) == 1.0) if "c_has" in base else np.zeros(len(base),
-                                                                                   bool)
+    has = has_counts(base)
     threads = lin("a_launched")
     ok = has & np.isfinite(threads) & (threads >= 1)
     flops = np.nan_to_num(lin("c_sp")) + np.nan_to_num(lin("c_dp")) + np.nan_to_num(lin("c_hp"))
