@@ -11,6 +11,16 @@ loads, stores and the other counted detail stay as counted). The second run is a
 any time model built on these counts: where it misses the time target, better counts alone
 cannot reach it. With --each, three more runs replace only the counted rows' DRAM bytes, integer
 operations or FLOPs by the measured ones: which count's errors cost time accuracy most.
+
+With --profiler, on the HeCBench rows that Nsight Compute's metrics (ncu-metrics-imix.csv.gz)
+match, the measured counts are joined by what else the profiler saw, in two steps: first what a
+perfect counter, cache simulator and compiler could know without a GPU (instructions executed
+per thread, branch divergence, cache hit rates, bytes per sector, bank conflicts, atomics,
+spills, registers, shared memory, occupancy), then also what only running on the GPU shows
+(IPC, active cycles, stall reasons). A last figure needs no learning: the time the profiler's
+own cycle accounting gives (warp instructions / (IPC x SMs x active share) / clock, one scale
+per GPU for the clock it ran at) against the measured time, i.e. how far the measured times
+agree with the profiler itself.
 """
 
 from __future__ import annotations
@@ -22,7 +32,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ridgeline import datasets
 from ridgeline.evaluation import hecbench_eval as he
+from ridgeline.hardware import get_gpu
 from ridgeline.predictors.counted import attach_counted
 
 #: counted column (log10(1 + x)) <- measured target
@@ -57,8 +69,97 @@ def with_measured(table: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     return t
 
 
-def _time_figures(table: pd.DataFrame, seed: int) -> dict[str, dict[str, float]]:
-    res = he.run_protocols(table, 5, seed, which=("cv",))["cv"]
+#: Nsight Compute metrics a GPU-free tool could in principle know: from executing the
+#: program (instructions, branches, atomics), a cache simulator (hit rates, bytes per
+#: sector, bank conflicts) and the compiler (registers, spills, shared memory, occupancy)
+PROFILER_STATIC = [
+    "thread_inst_per_thread", "branch_pct", "branch_divergence_pct", "l1_hit_pct",
+    "l2_hit_pct", "l1_global_ld_hit_pct", "l1_global_st_hit_pct", "l2_read_hit_pct",
+    "l2_write_hit_pct", "l1_to_dram_bytes_ratio", "l2_to_dram_bytes_ratio",
+    "l1_bytes_per_thread_inst", "l2_bytes_per_thread_inst", "dram_bytes_per_thread_inst",
+    "dram_read_frac", "gld_bytes_per_sector", "gst_bytes_per_sector", "lld_bytes_per_sector",
+    "lst_bytes_per_sector", "shared_bank_conflicts_per_wave", "shared_wavefronts_per_inst",
+    "atomic_inst_frac", "spill_inst_frac", "local_spill_pct", "regs_per_thread",
+    "smem_per_block", "theoretical_occupancy_pct"]
+#: metrics only a run on the GPU gives: how fast instructions issued and why warps waited
+PROFILER_TIMING = [
+    "ipc_active", "issue_to_exec", "smsp_active_cycle_frac", "avg_warp_latency_per_inst_issued",
+    "barrier_stall_ratio", "membar_stall_ratio", "long_scoreboard_stall_ratio",
+    "short_scoreboard_stall_ratio", "lg_throttle_stall_ratio", "tex_throttle_stall_ratio",
+    "math_pipe_throttle_stall_ratio", "not_selected_stall_ratio", "imc_miss_stall_ratio",
+    "no_instruction_stall_ratio"]
+_JOIN = ["source", "gpu", "exe_args", "block_size", "grid_size"]
+
+
+def with_profiler_metrics(table: pd.DataFrame, data_dir: str | None = None) -> pd.DataFrame:
+    """The HeCBench rows of *table* that ncu-metrics-imix.csv.gz matches (same program, GPU,
+    arguments and launch sizes, and a profiled kernel name containing the row's kernel), with
+    the profiler's metrics as ``p_<metric>`` columns (the mean where several profiled
+    instantiations match), and two times (log10 ns) derived from them, each also as its
+    distance above the row's roofline bound ``roof_t_ns`` (the time model's offset, so the
+    trees can use it without having to learn a difference of two columns):
+
+    - ``p_t_inst``: the launch's executed warp instructions issued one per scheduler per cycle
+      (what a perfect instruction counter gives, no GPU needed);
+    - ``p_t_cycles``: the same instructions at the IPC and active share the profiler measured
+      (what only the GPU shows)."""
+    from ridgeline.predictors.learned import SCHEDULERS_PER_SM
+    from ridgeline.predictors.training import with_gpu_features
+
+    ncu = datasets.load("ncu-imix", data_dir).rename(columns={
+        "Block Size": "block_size", "Grid Size": "grid_size"})
+    metrics = PROFILER_STATIC + PROFILER_TIMING
+    groups = {k: g for k, g in ncu.groupby(_JOIN)}
+    rows = table[table["dataset"] == "hecbench"].reset_index(drop=True)
+    vals = np.full((len(rows), len(metrics)), np.nan)
+    for i, r in enumerate(rows[_JOIN + ["kernel"]].astype(str).itertuples(index=False)):
+        cand = groups.get(tuple(r[:5]))
+        if cand is None:
+            continue
+        hit = cand[cand["Kernel Name"].astype(str).str.contains(r[5], regex=False)]
+        if len(hit):
+            vals[i] = hit[metrics].astype(float).mean().to_numpy()
+    keep = np.isfinite(vals).any(axis=1)
+    rows = rows[keep].reset_index(drop=True)
+    prof = pd.DataFrame(vals[keep], columns=["p_" + m for m in metrics])
+    gpus = [get_gpu(g) for g in rows["gpu"]]
+    sms = np.array([g.sm_count for g in gpus], float)
+    clock_ghz = np.array([g.boost_clock_mhz / 1000.0 for g in gpus], float)
+    warp_inst = (prof["p_thread_inst_per_thread"].to_numpy(float)
+                 * (10.0 ** rows["a_launched"].to_numpy(float) - 1.0) / 32.0)
+    ipc = (prof["p_ipc_active"].to_numpy(float)
+           * np.clip(prof["p_smsp_active_cycle_frac"].to_numpy(float), 1e-3, None))
+    roof = with_gpu_features(rows)["roof_t_ns"].to_numpy(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for name, per_cycle in (("p_t_inst", SCHEDULERS_PER_SM), ("p_t_cycles", ipc)):
+            t = np.log10(warp_inst / (per_cycle * sms * clock_ghz) + 1e-3)
+            prof[name] = np.where(np.isfinite(t), t, np.nan)  # no IPC measured: unknown
+            prof[name + "_over_roof"] = prof[name] - roof
+    return pd.concat([rows, prof], axis=1)
+
+
+def cycle_agreement(rows: pd.DataFrame) -> dict[str, dict[str, float]]:
+    """Per GPU, measured time against the profiler's cycle accounting of the same launch
+    (``p_t_cycles``), scaled by one constant per GPU (the clock it was profiled at): median
+    APE and share within 2x. Fitted on the rows it scores: a consistency check of the data,
+    not a prediction."""
+    ratio = 10.0 ** rows["p_t_cycles"].to_numpy(float) / rows["time_ns"].to_numpy(float)
+    out = {}
+    for g in sorted(rows["gpu"].unique()):
+        r = ratio[(rows["gpu"] == g).to_numpy() & np.isfinite(ratio) & (ratio > 0)]
+        r = r / np.median(r)
+        out[g] = {"n": float(len(r)), "median_ape": float(np.median(np.abs(r - 1.0))),
+                  "within_2x": float(np.mean((r >= 0.5) & (r <= 2.0)))}
+    return out
+
+
+def _time_figures(table: pd.DataFrame, seed: int,
+                  extra: tuple[str, ...] = ()) -> dict[str, dict[str, float]]:
+    he.set_model_params(extra_features=extra)
+    try:
+        res = he.run_protocols(table, 5, seed, which=("cv",))["cv"]
+    finally:
+        he.set_model_params()
     return {g: {k: float(v) for k, v in s["time_learned"].items()
                 if isinstance(v, int | float)}
             for g, s in res.items() if not g.startswith("_")}
@@ -70,6 +171,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=4839)
     ap.add_argument("--each", action="store_true",
                     help="also replace one count at a time, on the counted rows only")
+    ap.add_argument("--profiler", action="store_true",
+                    help="also add the profiler's own metrics, on the rows it matches")
     a = ap.parse_args()
     counted = attach_counted(he.load_table())
     out = {"counted (ridgeline)": _time_figures(counted, a.seed),
@@ -79,6 +182,15 @@ def main() -> None:
                            ("measured int ops, counted rows", ["c_int"]),
                            ("measured FLOPs, counted rows", ["c_sp", "c_dp", "c_hp"])):
             out[name] = _time_figures(with_measured(counted, cols), a.seed)
+    if a.profiler:
+        prof = with_profiler_metrics(with_measured_counts(counted))
+        static = tuple("p_" + m for m in PROFILER_STATIC) + ("p_t_inst", "p_t_inst_over_roof")
+        timing = tuple("p_" + m for m in PROFILER_TIMING) + ("p_t_cycles",
+                                                              "p_t_cycles_over_roof")
+        out["measured counts, profiled rows"] = _time_figures(prof, a.seed)
+        out["+ profiler, GPU-free metrics"] = _time_figures(prof, a.seed, static)
+        out["+ profiler, all metrics"] = _time_figures(prof, a.seed, static + timing)
+        out["profiler cycles (no learning)"] = cycle_agreement(prof)
     print(f"time, program-grouped 5-fold CV over the HeCBench rows (seed {a.seed})")
     print(f"{'counts':32s} {'GPU':24s} {'rows':>5s} {'median APE':>10s} {'within 2x':>9s}")
     for name, figs in out.items():

@@ -142,6 +142,33 @@ def test_the_count_models_never_see_the_time_only_columns(table: pd.DataFrame) -
     assert not np.allclose(a["time_ns"], b["time_ns"])
 
 
+def test_extra_features_reach_the_trees_and_keep_the_model_out_of_the_shipped_format(
+        table: pd.DataFrame) -> None:
+    # a column the trees see besides FEATURES: here one that knows, to within a few percent,
+    # how far each row's time lies above the time model's offset, so on programs it did not
+    # see, time fitted with it lands far closer
+    rng = np.random.default_rng(1)
+    t = table["time_ns"].to_numpy(float)
+    above = np.log10(1.0 + t) - _offset(table, "time_ns")
+    x = table.assign(oracle=above + rng.normal(0.0, 0.01, len(t)))
+    progs = x["program"].unique()
+    train = x["program"].isin(progs[::2]).to_numpy()
+    plain = CountModel(max_iter=60, bags=1).fit(x[FEATURES][train], x[TARGETS][train])
+    told = CountModel(max_iter=60, bags=1, extra_features=("oracle",))
+    assert told.features == FEATURES + ["oracle"] and plain.features == FEATURES
+    told.fit(x[told.features][train], x[TARGETS][train])
+
+    def median_err(m: CountModel) -> float:
+        return float(np.median(np.abs(np.log10(m.predict(x[~train])["time_ns"] / t[~train]))))
+
+    assert median_err(told) < 0.5 * median_err(plain)
+    with pytest.raises(SchemaError, match="oracle"):
+        told.fit(table[FEATURES], table[TARGETS])
+    # the shipped format holds FEATURES only: such a model is refused on load
+    with pytest.raises(SchemaError, match="does not match this ridgeline version"):
+        ExportedCountModel.from_bytes(told.export().to_bytes())
+
+
 def test_not_fitted() -> None:
     with pytest.raises(NotFittedError):
         CountModel().predict(pd.DataFrame(columns=FEATURES))

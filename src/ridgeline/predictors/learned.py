@@ -203,19 +203,23 @@ class CountModel:
     """Per target on log10(1 + y), the mean of ``bags`` HistGradientBoostingRegressors, each
     fitted on a random ``bag_share`` of the training rows (all of them when ``bags`` is 1):
     the counts at their median, time at ``time_quantile``; with the rows' programs, also the
-    time's range (``time_range_``, see :meth:`_time_range`)."""
+    time's range (``time_range_``, see :meth:`_time_range`). ``extra_features`` are columns
+    the trees see besides FEATURES (for experiments such as ``benchmarks/time_ceiling.py
+    --profiler``; a model with them cannot be exported as the shipped model)."""
 
     def __init__(self, max_iter: int = 200, learning_rate: float = 0.08,
                  max_leaf_nodes: int = 15, min_samples_leaf: int = 10,
                  random_state: int = 0, augment_uncounted: bool = True,
                  bags: int = BAGS, bag_share: float = BAG_SHARE,
-                 time_quantile: float = TIME_QUANTILE) -> None:
+                 time_quantile: float = TIME_QUANTILE,
+                 extra_features: tuple[str, ...] = ()) -> None:
         if bags < 1 or not 0 < bag_share <= 1:
             raise UsageError(f"bags must be 1 or more and bag_share in (0, 1], got {bags} and "
                              f"{bag_share}")
         if not 0 < time_quantile < 1:
             raise UsageError(f"time_quantile must be in (0, 1), got {time_quantile}")
         self.time_quantile = time_quantile
+        self.features = FEATURES + [c for c in extra_features if c not in FEATURES]
         self.bags, self.bag_share = bags, bag_share
         self.augment_uncounted = augment_uncounted
         self.max_iter = max_iter
@@ -225,9 +229,10 @@ class CountModel:
         self.random_state = random_state
 
     def fit(self, X: pd.DataFrame, Y: pd.DataFrame, groups: Any = None) -> CountModel:
-        """Fit every target on *X* (FEATURES) and *Y* (TARGETS). With *groups* (each row's
+        """Fit every target on *X* (``features``) and *Y* (TARGETS). With *groups* (each row's
         program) the time's range is calibrated too (:meth:`_time_range`)."""
-        missing = [c for c in FEATURES if c not in X] + [t for t in TARGETS if t not in Y]
+        feats = self.features
+        missing = [c for c in feats if c not in X] + [t for t in TARGETS if t not in Y]
         if missing:
             raise SchemaError(f"training table lacks columns {missing}")
         if len(X) < 20:
@@ -238,11 +243,11 @@ class CountModel:
         counted = has_counts(X)
         if self.augment_uncounted:
             X, Y = _with_uncounted_copies(X, Y)
-        X_all = X[FEATURES].to_numpy(float)
+        X_all = X[feats].to_numpy(float)
         # a column with no values at all (e.g. no counted rows) cannot be binned: constant
         X_all[:, np.isnan(X_all).all(axis=0)] = 0.0
         X_counts = X_all.copy()  # the count models never split on the time-only columns
-        X_counts[:, [FEATURES.index(c) for c in TIME_ONLY_COLUMNS if c in FEATURES]] = 0.0
+        X_counts[:, [feats.index(c) for c in TIME_ONLY_COLUMNS if c in feats]] = 0.0
         self.models_: dict[str, Any] = {}
         self.time_range_: np.ndarray | None = None
         for t in TARGETS:
@@ -309,7 +314,7 @@ class CountModel:
     def predict(self, X: pd.DataFrame) -> pd.DataFrame:
         if not hasattr(self, "models_"):
             raise NotFittedError("CountModel.predict called before fit")
-        Xn = X[FEATURES].to_numpy(float)
+        Xn = X[self.features].to_numpy(float)
         out = {t: _counts(np.mean([m.predict(Xn) for m in self.models_[t]], axis=0)
                           + _offset(X, t)) for t in TARGETS}
         return _with_time_range(X, _within_roofline(X, _with_direct(X, out)),
@@ -321,7 +326,7 @@ class CountModel:
             raise NotFittedError("CountModel.export called before fit")
         return ExportedCountModel(
             {t: average_ensembles([export_hgb(m) for m in ms]) for t, ms in self.models_.items()},
-            FEATURES, self.time_range_)
+            self.features, self.time_range_)
 
 
 #: the share of measured times a predicted time's range is to hold, and the program-grouped
@@ -584,7 +589,8 @@ def shipped_model() -> ExportedCountModel | CountModel:
 def fit_table(table: pd.DataFrame, **kw: Any) -> CountModel:
     ok = table["error"].fillna("") == "" if "error" in table else np.ones(len(table), bool)
     t = table[ok]
-    return CountModel(**kw).fit(t[FEATURES], t[TARGETS],
+    model = CountModel(**kw)
+    return model.fit(t[model.features], t[TARGETS],
                                 groups=t["program"].to_numpy() if "program" in t else None)
 
 
