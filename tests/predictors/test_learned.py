@@ -257,6 +257,12 @@ def test_latency_bound_exceeds_the_roofline_for_a_launch_too_small_to_hide_laten
     # no counts: no latency bound, the roofline bound stands
     assert np.isnan(f["lat_t_ns"].iloc[2])
     assert f["time_bound_ns"].iloc[2] == pytest.approx(f["roof_t_ns"].iloc[2], nan_ok=True)
+    # the time model also sees each bound as its distance above the roofline bound
+    assert f["lat_t_issue_over_roof"].iloc[0] == pytest.approx(
+        f["lat_t_issue"].iloc[0] - f["roof_t_ns"].iloc[0])
+    assert f["time_bound_ns_over_roof"].iloc[0] > 2
+    assert f["gc_t_int_over_roof"].iloc[1] <= 0.0  # a part of the roofline bound, not above
+    assert np.isnan(f["lat_t_issue_over_roof"].iloc[2])
 
 
 def test_atomics_on_one_address_bound_a_counted_launchs_time() -> None:
