@@ -95,9 +95,10 @@ def with_profiler_metrics(table: pd.DataFrame, data_dir: str | None = None) -> p
     """The HeCBench rows of *table* that ncu-metrics-imix.csv.gz matches (same program, GPU,
     arguments and launch sizes, and a profiled kernel name containing the row's kernel), with
     the profiler's metrics as ``p_<metric>`` columns (the mean where several profiled
-    instantiations match), and two times (log10 ns) derived from them, each also as its
-    distance above the row's roofline bound ``roof_t_ns`` (the time model's offset, so the
-    trees can use it without having to learn a difference of two columns):
+    instantiations match; ``p_matches`` says how many did), and two times (log10 ns) derived
+    from them, each also as its distance above the row's roofline bound ``roof_t_ns`` (the time
+    model's offset, so the trees can use it without having to learn a difference of two
+    columns):
 
     - ``p_t_inst``: the launch's executed warp instructions issued one per scheduler per cycle
       (what a perfect instruction counter gives, no GPU needed);
@@ -112,16 +113,19 @@ def with_profiler_metrics(table: pd.DataFrame, data_dir: str | None = None) -> p
     groups = {k: g for k, g in ncu.groupby(_JOIN)}
     rows = table[table["dataset"] == "hecbench"].reset_index(drop=True)
     vals = np.full((len(rows), len(metrics)), np.nan)
+    matches = np.zeros(len(rows), int)
     for i, r in enumerate(rows[_JOIN + ["kernel"]].astype(str).itertuples(index=False)):
         cand = groups.get(tuple(r[:5]))
         if cand is None:
             continue
         hit = cand[cand["Kernel Name"].astype(str).str.contains(r[5], regex=False)]
+        matches[i] = len(hit)
         if len(hit):
             vals[i] = hit[metrics].astype(float).mean().to_numpy()
     keep = np.isfinite(vals).any(axis=1)
     rows = rows[keep].reset_index(drop=True)
     prof = pd.DataFrame(vals[keep], columns=["p_" + m for m in metrics])
+    prof["p_matches"] = matches[keep]
     gpus = [get_gpu(g) for g in rows["gpu"]]
     sms = np.array([g.sm_count for g in gpus], float)
     clock_ghz = np.array([g.boost_clock_mhz / 1000.0 for g in gpus], float)
@@ -141,12 +145,14 @@ def with_profiler_metrics(table: pd.DataFrame, data_dir: str | None = None) -> p
 def cycle_agreement(rows: pd.DataFrame) -> dict[str, dict[str, float]]:
     """Per GPU, measured time against the profiler's cycle accounting of the same launch
     (``p_t_cycles``), scaled by one constant per GPU (the clock it was profiled at): median
-    APE and share within 2x. Fitted on the rows it scores: a consistency check of the data,
-    not a prediction."""
+    APE and share within 2x, over the rows that one profiled kernel matches (where several
+    instantiations share a launch, their averaged metrics describe none of them). Fitted on
+    the rows it scores: a consistency check of the data, not a prediction."""
     ratio = 10.0 ** rows["p_t_cycles"].to_numpy(float) / rows["time_ns"].to_numpy(float)
+    one = rows["p_matches"].to_numpy() == 1
     out = {}
     for g in sorted(rows["gpu"].unique()):
-        r = ratio[(rows["gpu"] == g).to_numpy() & np.isfinite(ratio) & (ratio > 0)]
+        r = ratio[(rows["gpu"] == g).to_numpy() & one & np.isfinite(ratio) & (ratio > 0)]
         r = r / np.median(r)
         out[g] = {"n": float(len(r)), "median_ape": float(np.median(np.abs(r - 1.0))),
                   "within_2x": float(np.mean((r >= 0.5) & (r <= 2.0)))}
