@@ -604,7 +604,7 @@ def fit_table(table: pd.DataFrame, **kw: Any) -> CountModel:
     t = table[ok]
     model = CountModel(**kw)
     return model.fit(t[model.features], t[TARGETS],
-                                groups=t["program"].to_numpy() if "program" in t else None)
+                     groups=t["program"].to_numpy() if "program" in t else None)
 
 
 def save_model(model: CountModel, path: Path) -> None:
