@@ -1,6 +1,8 @@
 """How good can learned time be when the counts are perfect? (program-grouped CV)
 
   OMP_NUM_THREADS=1 python benchmarks/time_ceiling.py [--out runs/time-ceiling.json]
+      [--each] [--profiler] [--plot runs/time-ceiling.png]
+  python benchmarks/time_ceiling.py --replot runs/time-ceiling.json --plot PNG
 
 The time model learns a kernel's run time from its counts (FLOPs by precision, integer
 operations, DRAM bytes), its launch size and the GPU's catalog numbers. This benchmark runs
@@ -171,6 +173,51 @@ def _time_figures(table: pd.DataFrame, seed: int,
             for g, s in res.items() if not g.startswith("_")}
 
 
+def _overall(figs: dict[str, dict[str, float]]) -> dict[str, float]:
+    """The figures over all GPUs: the ``all`` entry, else the row-weighted mean of the GPUs."""
+    if "all" in figs:
+        return figs["all"]
+    n = np.array([f["n"] for f in figs.values()])
+    return {k: float(np.average([f[k] for f in figs.values()], weights=n))
+            for k in ("median_ape", "within_2x")} | {"n": float(n.sum())}
+
+
+def plot(out: dict[str, dict[str, dict[str, float]]], path: Path) -> Path:
+    """Within 2x and median APE of every configuration in *out*, against the time targets."""
+    from ridgeline.evaluation.plots import _plt
+
+    plt = _plt()
+    names = list(out)
+    figs = [_overall(out[n]) for n in names]
+    gpu_only = ["all metrics" in n or "cycles" in n for n in names]
+    colors = ["tab:orange" if g else "tab:blue" for g in gpu_only]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 0.45 * len(names) + 1.6), sharey=True)
+    y = np.arange(len(names))[::-1]
+    for ax, key, target, label in ((axes[0], "within_2x", 85, "rows within 2x (%)"),
+                                   (axes[1], "median_ape", 25, "median APE (%)")):
+        v = [100 * f[key] for f in figs]
+        ax.barh(y, v, color=colors)
+        for yi, vi in zip(y, v, strict=True):
+            ax.text(vi - 0.5, yi, f"{vi:.1f}", va="center", ha="right", fontsize=8,
+                    color="white")
+        ax.axvline(target, color="k", ls="--", lw=1, label=f"target {target}%")
+        ax.set_ylim(-1.3, len(names) - 0.4)  # room under the bars for the legend
+        ax.legend(loc="lower right", fontsize=8)
+        ax.set_xlabel(label)
+    axes[0].set_yticks(y, [f"{n} ({int(f['n'])} rows)" for n, f in zip(names, figs,
+                                                                      strict=True)],
+                       fontsize=8)
+    axes[0].set_xlim(0, 100)
+    axes[1].set_xlim(0, max(100 * f["median_ape"] for f in figs) * 1.1)
+    fig.suptitle("Time, program-grouped 5-fold CV: blue without the GPU, orange with what only "
+                 "a GPU run shows", fontsize=9)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default="runs/time-ceiling.json")
@@ -179,7 +226,15 @@ def main() -> None:
                     help="also replace one count at a time, on the counted rows only")
     ap.add_argument("--profiler", action="store_true",
                     help="also add the profiler's own metrics, on the rows it matches")
+    ap.add_argument("--plot", metavar="PNG", help="also draw the figures as bars")
+    ap.add_argument("--replot", metavar="JSON",
+                    help="only draw --plot from a JSON this script wrote earlier")
     a = ap.parse_args()
+    if a.replot:
+        if not a.plot:
+            ap.error("--replot needs --plot PNG")
+        print(f"wrote {plot(json.loads(Path(a.replot).read_text()), Path(a.plot))}")
+        return
     counted = attach_counted(he.load_table())
     out = {"counted (ridgeline)": _time_figures(counted, a.seed),
            "measured counts (ceiling)": _time_figures(with_measured_counts(counted), a.seed)}
@@ -206,6 +261,8 @@ def main() -> None:
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps(out, indent=2))
     print(f"wrote {a.out}")
+    if a.plot:
+        print(f"wrote {plot(out, Path(a.plot))}")
 
 
 if __name__ == "__main__":
