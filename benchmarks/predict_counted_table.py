@@ -23,6 +23,7 @@ from ridgeline.predictors.counted import (
     attach_counted,
     build_count_runs,
     build_counted_table,
+    has_counts,
 )
 from ridgeline.predictors.learned import TABLE_FILE
 
@@ -38,7 +39,7 @@ def main(argv: list[str]) -> int:
     table.to_csv(models / COUNTED_FILE, index=False, float_format="%.6g")
     runs = build_count_runs(results)
     runs.to_csv(models / RUNS_FILE, index=False)
-    has = attach_counted(rows, table)["c_has"].to_numpy(float) == 1.0
+    has = has_counts(attach_counted(rows, table))
     n = rows[has].groupby("dataset").size()
     print(f"{len(table)} (row key, GPU) entries, {len(runs)} program runs "
           f"({int((runs['outcome'] != 'counted').sum())} failed) from {len(results)} result "

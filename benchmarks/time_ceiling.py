@@ -37,7 +37,7 @@ import pandas as pd
 from ridgeline import datasets
 from ridgeline.evaluation import hecbench_eval as he
 from ridgeline.hardware import get_gpu
-from ridgeline.predictors.counted import attach_counted
+from ridgeline.predictors.counted import attach_counted, has_counts
 
 #: counted column (log10(1 + x)) <- measured target
 _MEASURED = {"c_sp": "flops_sp", "c_dp": "flops_dp", "c_hp": "flops_hp", "c_int": "int_ops",
@@ -63,7 +63,7 @@ def with_measured(table: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     """*table* with the measured counts in *columns* of its counted rows only."""
     full = with_measured_counts(table)
     t = table.copy()
-    has = t["c_has"].to_numpy(float) == 1.0
+    has = has_counts(t)
     for c in columns:
         t.loc[has, c] = full.loc[has, c]
     for p in ("sp", "dp", "int"):

@@ -168,7 +168,7 @@ def _summ(rows: pd.DataFrame, pred: pd.DataFrame, sub_counted: bool = True) -> d
     }
     del keep
     if "c_has" in rows and sub_counted:
-        has = rows["c_has"].to_numpy(float) == 1.0
+        has = has_counts(rows)
         cr: dict[str, Any] = {"rows": int(has.sum()), "coverage": float(has.mean())}
         if has.sum() >= 2:
             cr.update(_summ(rows[has], pred[has], sub_counted=False))

@@ -106,7 +106,7 @@ def _with_direct(X: pd.DataFrame, out: dict[str, np.ndarray]) -> pd.DataFrame:
             df.loc[sure, t] = _counts(X[c].to_numpy(float)[sure])
     if not _USE_DIRECT["on"] or "c_has" not in X:
         return df
-    has = (X["c_has"].to_numpy(float) == 1.0)
+    has = has_counts(X)
     for t, c in DIRECT.items():
         v = X[c].to_numpy(float)
         ok = has & np.isfinite(v)
@@ -170,9 +170,9 @@ def _offset(X: pd.DataFrame, target: str) -> np.ndarray | float:
             return 0.0
         b = np.nan_to_num(X["time_bound_ns"].to_numpy(float), nan=TIME_FLOOR_LOG_NS)
         share = np.full(len(X), TIME_OFFSET_SHARE)
-        if "c_has" in X and COUNTED_TIME_OFFSET in X:
+        if COUNTED_TIME_OFFSET in X:
             roof = X[COUNTED_TIME_OFFSET].to_numpy(float)
-            counted = (X["c_has"].to_numpy(float) == 1.0) & np.isfinite(roof)
+            counted = has_counts(X) & np.isfinite(roof)
             b = np.where(counted, roof, b)
             share[counted] = 1.0
         return share * np.maximum(b, TIME_FLOOR_LOG_NS)
@@ -469,9 +469,7 @@ def _with_uncounted_copies(X: pd.DataFrame, Y: pd.DataFrame) -> tuple[pd.DataFra
     (counted and derived columns NaN, the time bound from the analysed counts alone): a
     program the CPU cannot run is predicted from the analysed features, and without the
     copies the trees learn that case from the few hundred rows whose counting failed."""
-    if "c_has" not in X:
-        return X, Y
-    has = X["c_has"].to_numpy(float) == 1.0
+    has = has_counts(X)
     if not has.any():
         return X, Y
     c = X[has].copy()
@@ -492,7 +490,7 @@ def _add_omp_runtime_int(base: pd.DataFrame) -> None:
 
     if "is_omp" not in base or "a_launched" not in base:
         return
-    rows = ((base["is_omp"].to_numpy(float) == 1.0) & (base["c_has"].to_numpy(float) == 1.0)
+    rows = ((base["is_omp"].to_numpy(float) == 1.0) & has_counts(base)
             & np.isfinite(base["a_launched"].to_numpy(float)))
     if not rows.any():
         return
@@ -539,9 +537,7 @@ def _atomic_log_ns(base: pd.DataFrame, gf: pd.DataFrame) -> np.ndarray:
     integer ones (``c_atom_hot``) 32 at a time at :data:`ATOMIC_INT_WARP_CYCLES`, the float
     ones (``c_atom_hot_fp``) at :data:`ATOMIC_FP_CYCLES` each; NaN without such atomics or
     counts."""
-    if "c_has" not in base:
-        return np.full(len(base), np.nan)
-    counted = base["c_has"].to_numpy(float) == 1.0
+    counted = has_counts(base)
 
     def hot(col: str) -> np.ndarray:
         v = base[col].to_numpy(float) if col in base else np.full(len(base), np.nan)
