@@ -3,6 +3,7 @@
 from ridgeline.datasets.location import data_dir, data_file
 from ridgeline.datasets.readers import program_of, read_csv, require_columns
 from ridgeline.datasets.registry import DATASETS, Dataset, clgen_sources, dataset_names, load
+from ridgeline.datasets.sealed import is_sealed, sealed_mask, split_sealed
 from ridgeline.datasets.splits import group_kfold, leave_one_gpu_out, train_test_by_program
 
 __all__ = [
@@ -13,10 +14,13 @@ __all__ = [
     "data_file",
     "dataset_names",
     "group_kfold",
+    "is_sealed",
     "leave_one_gpu_out",
     "load",
     "program_of",
     "read_csv",
     "require_columns",
+    "sealed_mask",
+    "split_sealed",
     "train_test_by_program",
 ]
