@@ -147,15 +147,15 @@ class Failures:
         with some answers is not an error: its failures are in the results)."""
         if self.all_failed:
             rid, attempts, error = self.failed[-1]
-            raise BackendError(f"all {self.total} items failed{where}; the last one ({rid}, "
-                               f"attempts={attempts}): {error}")
+            raise BackendError(f"all {self.total} items failed{where}; the last one "
+                               f"(item {rid}, attempts={attempts}): {error}")
 
     def lines(self, limit: int = 5) -> list[str]:
         """A summary line, then the first *limit* failed items with their last error."""
         if not self.failed:
             return []
         out = [f"{len(self.failed)} of {self.total} items failed"]
-        out += [f"  {rid} (attempts={n}): {err}" for rid, n, err in self.failed[:limit]]
+        out += [f"  item {rid} (attempts={n}): {err}" for rid, n, err in self.failed[:limit]]
         if len(self.failed) > limit:
             out.append(f"  ... and {len(self.failed) - limit} more (the error column of the "
                        "results)")
