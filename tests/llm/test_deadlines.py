@@ -104,3 +104,15 @@ def test_limits_are_validated_and_named() -> None:
     assert CallLimits().resolved(False, env) == CallLimits(7, 3, 21)
     assert CallLimits().resolved(True, {}) == CallLimits(1800, 2, 5400)
     assert CallLimits().resolved(False, {}) == CallLimits(120, 5, 360)
+
+
+def test_waiting_for_a_concurrency_slot_is_not_the_calls_time(
+        fault_server: FaultServer) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    fault_server.actions = [("sleep", 0.7, chat_ok("Compute"))] * 2
+    b = _backend(fault_server, timeout=1.0, attempts=1, total=1.0)
+    b.http.concurrency = 1  # the second call waits ~0.7 s for the first
+    with ThreadPoolExecutor(2) as pool:
+        texts = [c.text for c in pool.map(lambda _: b.complete(MSGS, SET), range(2))]
+    assert texts == ["Compute", "Compute"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import random
 import threading
 import time
@@ -125,7 +126,16 @@ class HttpClient:
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
         self.concurrency = concurrency
-        self._slots = threading.BoundedSemaphore(max(1, concurrency))
+
+    @property
+    def concurrency(self) -> int:
+        return self._concurrency
+
+    @concurrency.setter
+    def concurrency(self, n: int) -> None:
+        """Requests in flight at once (set it before the calls start)."""
+        self._concurrency = n
+        self._slots = threading.BoundedSemaphore(max(1, n))
 
     @property
     def total_s(self) -> float:
@@ -137,14 +147,17 @@ class HttpClient:
 
     def send(self, req: HttpRequest) -> HttpResponse:
         """Send *req*; return the parsed JSON of a 2xx answer or raise a BackendError whose
-        ``attempts`` is the number of HTTP attempts made."""
-        t0 = time.monotonic()
-        end = t0 + self.total_s
+        ``attempts`` is the number of HTTP attempts made. The call's clock starts when its
+        first attempt gets a concurrency slot (waiting for one is not the server's time)."""
+        t0 = end = math.inf
         last, attempt = "", 0
         while True:
             attempt += 1
             try:
                 with self._slots:
+                    if attempt == 1:
+                        t0 = time.monotonic()
+                        end = t0 + self.total_s
                     status, data = self._once(req, min(time.monotonic() + self.timeout_s, end))
                 return HttpResponse(status, data, attempt, time.monotonic() - t0)
             except _Retryable as e:
