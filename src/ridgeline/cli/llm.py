@@ -29,6 +29,8 @@ keys come from OPENAI_API_KEY, AZURE_OPENAI_API_KEY, OPENROUTER_API_KEY, RIDGELI
 every call is bounded: --timeout per attempt (connect to last byte), --max-attempts, and
 --total-timeout for all attempts of one call. Failed calls are listed with their last error;
 a batch where every call failed exits 2, one with some answers exits 0 with a warning.
+a key inside --base-url (http://user:KEY@host/v1 or ?api_key=KEY) is sent with every request
+(userinfo as HTTP Basic auth) but never cached, logged or shown (***).
 """
 
 

@@ -40,7 +40,7 @@ class PaperARun:
 
     model: str
     scenario: str = "zero-shot"
-    base_url: str | None = None
+    base_url: str | None = field(default=None, repr=False)  # may carry credentials
     backend: str | None = None
     data_dir: str | None = None
     sources_root: str | None = None
