@@ -8,7 +8,7 @@ import time
 import pytest
 
 from ridgeline.errors import BackendError, UsageError
-from ridgeline.llm.backends import make_backend
+from ridgeline.llm.backends import Backend, make_backend
 from ridgeline.llm.client import LLMClient
 from ridgeline.llm.http import HttpClient
 from ridgeline.llm.runner import Failures, Item, run_items
@@ -21,13 +21,14 @@ SET = GenerationSettings.for_model("tiny-model", 4)
 GRACE = 0.6  # seconds past a deadline a test accepts (scheduling on a busy machine)
 
 
-def _backend(srv: FaultServer, timeout: float, attempts: int, total: float | None = None):
+def _backend(srv: FaultServer, timeout: float, attempts: int,
+             total: float | None = None) -> Backend:
     http = HttpClient(timeout_s=timeout, max_attempts=attempts, total_timeout_s=total,
                       backoff_s=0.01, max_backoff_s=0.05)
     return make_backend("tiny-model", srv.base_url, http=http, env={})
 
 
-def _fails(backend, limit: float) -> tuple[BackendError, float]:  # type: ignore[no-untyped-def]
+def _fails(backend: Backend, limit: float) -> tuple[BackendError, float]:
     t0 = time.monotonic()
     with pytest.raises(BackendError) as e:
         backend.complete(MSGS, SET)
