@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ridgeline.counting.api import count_run
 from ridgeline.counting.base import ProgramRunError
+from ridgeline.errors import UsageError
 
 __all__ = ["ApiEntry", "ApiGroup", "EntryResult", "THREADS", "load_groups", "render_program",
            "check_group", "coverage_rows"]
@@ -109,6 +110,8 @@ def load_groups(names: list[str] | None = None) -> list[ApiGroup]:
         if names is not None and name not in names:
             continue
         entries = [e for raw in data.get("entry", []) for e in _entries(name, raw)]
+        if data["where"] not in ("device", "host"):
+            raise ValueError(f"{path.name}: where = {data['where']!r}; one of device, host")
         keys = [e.key for e in entries]
         dup = sorted({k for k in keys if keys.count(k) > 1})
         if dup:
@@ -121,7 +124,7 @@ def load_groups(names: list[str] | None = None) -> list[ApiGroup]:
         if missing:
             known = sorted(tomllib.loads(p.read_text())["group"]
                            for p in _data_dir().glob("*.toml"))
-            raise ValueError(f"unknown CUDA API group(s) {missing}; known: {known}")
+            raise UsageError(f"unknown CUDA API group(s) {missing}; one of {known}")
     return groups
 
 
