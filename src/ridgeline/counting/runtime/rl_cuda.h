@@ -360,31 +360,26 @@ RL_FN unsigned __fns(unsigned mask, unsigned base, int offset) {
   return 0xffffffffu;
 }
 /* dot products of bytes (dp4a) and of halfwords with two bytes (dp2a: the low or high two
- * bytes of b), accumulated in 32 bits */
-template <class H, class Q, class R> static inline R __rl_dp2a(unsigned a, unsigned b, R c, int hi) {
-  return (R)(c + (R)((int)(H)a * (int)(Q)(b >> (hi * 16)) + (int)(H)(a >> 16) * (int)(Q)(b >> (hi * 16 + 8))));
-}
-template <class Q, class R> static inline R __rl_dp4a(unsigned a, unsigned b, R c) {
-  R s = c;
-  for (int k = 0; k < 32; k += 8) s = (R)(s + (R)((int)(Q)(a >> k) * (int)(Q)(b >> k)));
-  return s;
-}
+ * bytes of b), accumulated in 32 bits: one instruction on the GPU, computed in the runtime and
+ * counted as one integer operation (mathops.INT_CALL_OPS) */
+extern "C" unsigned __rl_dp4a(unsigned a, unsigned b, unsigned c, int sgn);
+extern "C" unsigned __rl_dp2a(unsigned a, unsigned b, unsigned c, int sgn, int hi);
 static inline unsigned __rl_pack4(char4 v) { unsigned r; std::memcpy(&r, &v, 4); return r; }
 static inline unsigned __rl_pack4(uchar4 v) { unsigned r; std::memcpy(&r, &v, 4); return r; }
 static inline unsigned __rl_pack2(short2 v) { unsigned r; std::memcpy(&r, &v, 4); return r; }
 static inline unsigned __rl_pack2(ushort2 v) { unsigned r; std::memcpy(&r, &v, 4); return r; }
-RL_FN int __dp4a(int a, int b, int c) { return __rl_dp4a<signed char>((unsigned)a, (unsigned)b, c); }
-RL_FN unsigned __dp4a(unsigned a, unsigned b, unsigned c) { return __rl_dp4a<unsigned char>(a, b, c); }
-RL_FN int __dp4a(char4 a, char4 b, int c) { return __rl_dp4a<signed char>(__rl_pack4(a), __rl_pack4(b), c); }
-RL_FN unsigned __dp4a(uchar4 a, uchar4 b, unsigned c) { return __rl_dp4a<unsigned char>(__rl_pack4(a), __rl_pack4(b), c); }
-RL_FN int __dp2a_lo(int a, int b, int c) { return __rl_dp2a<short, signed char>((unsigned)a, (unsigned)b, c, 0); }
-RL_FN unsigned __dp2a_lo(unsigned a, unsigned b, unsigned c) { return __rl_dp2a<unsigned short, unsigned char>(a, b, c, 0); }
-RL_FN int __dp2a_lo(short2 a, char4 b, int c) { return __rl_dp2a<short, signed char>(__rl_pack2(a), __rl_pack4(b), c, 0); }
-RL_FN unsigned __dp2a_lo(ushort2 a, uchar4 b, unsigned c) { return __rl_dp2a<unsigned short, unsigned char>(__rl_pack2(a), __rl_pack4(b), c, 0); }
-RL_FN int __dp2a_hi(int a, int b, int c) { return __rl_dp2a<short, signed char>((unsigned)a, (unsigned)b, c, 1); }
-RL_FN unsigned __dp2a_hi(unsigned a, unsigned b, unsigned c) { return __rl_dp2a<unsigned short, unsigned char>(a, b, c, 1); }
-RL_FN int __dp2a_hi(short2 a, char4 b, int c) { return __rl_dp2a<short, signed char>(__rl_pack2(a), __rl_pack4(b), c, 1); }
-RL_FN unsigned __dp2a_hi(ushort2 a, uchar4 b, unsigned c) { return __rl_dp2a<unsigned short, unsigned char>(__rl_pack2(a), __rl_pack4(b), c, 1); }
+RL_FN int __dp4a(int a, int b, int c) { return (int)__rl_dp4a((unsigned)a, (unsigned)b, (unsigned)c, 1); }
+RL_FN unsigned __dp4a(unsigned a, unsigned b, unsigned c) { return __rl_dp4a(a, b, c, 0); }
+RL_FN int __dp4a(char4 a, char4 b, int c) { return (int)__rl_dp4a(__rl_pack4(a), __rl_pack4(b), (unsigned)c, 1); }
+RL_FN unsigned __dp4a(uchar4 a, uchar4 b, unsigned c) { return __rl_dp4a(__rl_pack4(a), __rl_pack4(b), c, 0); }
+RL_FN int __dp2a_lo(int a, int b, int c) { return (int)__rl_dp2a((unsigned)a, (unsigned)b, (unsigned)c, 1, 0); }
+RL_FN unsigned __dp2a_lo(unsigned a, unsigned b, unsigned c) { return __rl_dp2a(a, b, c, 0, 0); }
+RL_FN int __dp2a_lo(short2 a, char4 b, int c) { return (int)__rl_dp2a(__rl_pack2(a), __rl_pack4(b), (unsigned)c, 1, 0); }
+RL_FN unsigned __dp2a_lo(ushort2 a, uchar4 b, unsigned c) { return __rl_dp2a(__rl_pack2(a), __rl_pack4(b), c, 0, 0); }
+RL_FN int __dp2a_hi(int a, int b, int c) { return (int)__rl_dp2a((unsigned)a, (unsigned)b, (unsigned)c, 1, 1); }
+RL_FN unsigned __dp2a_hi(unsigned a, unsigned b, unsigned c) { return __rl_dp2a(a, b, c, 0, 1); }
+RL_FN int __dp2a_hi(short2 a, char4 b, int c) { return (int)__rl_dp2a(__rl_pack2(a), __rl_pack4(b), (unsigned)c, 1, 1); }
+RL_FN unsigned __dp2a_hi(ushort2 a, uchar4 b, unsigned c) { return __rl_dp2a(__rl_pack2(a), __rl_pack4(b), c, 0, 1); }
 /* SIMD within a word: 4 byte lanes or 2 halfword lanes, each lane as its own integer */
 template <int L, class T, class F> static inline unsigned __rl_lanes(unsigned a, unsigned b, F f) {
   unsigned r = 0;

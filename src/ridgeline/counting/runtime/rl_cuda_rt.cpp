@@ -453,6 +453,21 @@ double __rl_from_fp8(unsigned char v, int kind) {
   if (e == 0) return s * std::ldexp((double)m, 1 - bias - mb);
   return s * std::ldexp((double)(m | (1u << mb)), (int)e - bias - mb);
 }
+// byte and halfword dot products (__dp4a, __dp2a_lo/hi): one integer instruction on the GPU,
+// counted as one by name (mathops.INT_CALL_OPS); sgn: signed operands
+unsigned __rl_dp4a(unsigned a, unsigned b, unsigned c, int sgn) {
+  unsigned s = c;
+  for (int k = 0; k < 32; k += 8)
+    s += sgn ? (unsigned)((int)(signed char)(a >> k) * (int)(signed char)(b >> k))
+             : ((a >> k) & 0xffu) * ((b >> k) & 0xffu);
+  return s;
+}
+unsigned __rl_dp2a(unsigned a, unsigned b, unsigned c, int sgn, int hi) {
+  unsigned b0 = b >> (16 * hi), b1 = b >> (16 * hi + 8);
+  if (sgn)
+    return c + (unsigned)((int)(short)a * (int)(signed char)b0 + (int)(short)(a >> 16) * (int)(signed char)b1);
+  return c + (a & 0xffffu) * (b0 & 0xffu) + (a >> 16) * (b1 & 0xffu);
+}
 // pinned and registered host memory: the flags each was given (cudaHostGetFlags)
 static std::map<const void *, unsigned> host_flags;
 void __rl_host_flags_set(const void *p, unsigned f) { host_flags[p] = f; }
