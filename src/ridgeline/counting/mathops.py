@@ -18,8 +18,8 @@ its own polynomial and quadrant fix-ups, ``instrument.shared_sin_cos``).
 
 from __future__ import annotations
 
-__all__ = ["MATH_FLOPS", "MATH_PREFIX_SKIP", "INT_CALL_OPS", "DIV_EXTRA", "RCP_EXTRA", "DDIV_SP_CHECK",
-           "SIN_COS_REDUCTION", "SINH_COSH_SHARED",
+__all__ = ["MATH_FLOPS", "MATH_PREFIX_SKIP", "INT_CALL_OPS", "DIV_EXTRA", "RCP_EXTRA",
+           "DDIV_SP_CHECK", "SIN_COS_REDUCTION", "SINH_COSH_SHARED",
            "FAST_MATH_FLOPS", "APPROX_SQRTF_FLOPS"]
 
 #: name -> (precision when not given by the name, counted FLOPs per call)
