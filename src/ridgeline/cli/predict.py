@@ -88,6 +88,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "used counts")
     b.add_argument("--count-timeout", type=float, default=120.0, metavar="S",
                    help="time limit of one program's counting run (default 120)")
+    b.add_argument("--chunk-rows", type=int, default=None, metavar="N",
+                   help="rows predicted and written to OUT.csv.partial together, at least "
+                   "(whole programs; default 256): a kill loses at most the chunk under way")
     add_gpu_file(b)
     b.set_defaults(func=run_batch)
 
@@ -148,8 +151,7 @@ def run_predict(args: argparse.Namespace) -> int:
     pred = _predictor(args.predictor)
     kref = KernelRef(str(kname), tuple(sources))
     launch = Launch.parse(args.grid, args.block, pargs)
-    check_launch_limits(None, launch.block, "--block")
-    check_launch_limits(launch.grid, None, "--grid")
+    check_launch_limits(launch.grid, launch.block, "--grid", "--block")
     count_note = _attach_counts(args, pred, sources, str(kname), pargs, gpus)
     preds = [pred.predict(kref, launch, g) for g in gpus]
     if count_note:

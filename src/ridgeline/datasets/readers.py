@@ -107,7 +107,8 @@ def read_strict_csv(path: str | Path) -> tuple[pd.DataFrame, list[int]]:
         more = f" and {len(ragged) - _SHOWN_LINES} more lines" if len(ragged) > _SHOWN_LINES \
             else ""
         raise InputFileError(
-            f"{p}: {len(ragged)} rows do not have the header's {len(header)} fields "
+            f"{p}: {len(ragged)} row{'s do' if len(ragged) > 1 else ' does'} not have the "
+            f"header's {len(header)} fields "
             f"({shown}{more}); a trailing or missing comma shifts columns, so the file is "
             "not read: give every row exactly one field per header column")
     return pd.DataFrame(rows, columns=header, dtype=str), lines

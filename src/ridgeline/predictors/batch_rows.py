@@ -95,8 +95,7 @@ def _model_type(model_type: str) -> None:
 def _sizes(grid: str, block: str) -> None:
     g = parse_dim3(grid, "grid_size") if grid.strip() else None
     b = parse_dim3(block, "block_size") if block.strip() else None
-    check_launch_limits(None, b, "block_size")
-    check_launch_limits(g, None, "grid_size")
+    check_launch_limits(g, b, "grid_size", "block_size")
 
 
 def _exe_args(args: str) -> None:

@@ -28,7 +28,7 @@ from typing import Any
 import pandas as pd
 
 from ridgeline.datasets import read_strict_csv, require_columns
-from ridgeline.errors import InputFileError
+from ridgeline.errors import InputFileError, UsageError
 from ridgeline.hardware import load_catalog
 from ridgeline.predictors.batch_predict import (
     REQUIRED,
@@ -42,7 +42,7 @@ __all__ = ["BatchRun", "BatchSummary", "run_batch", "partial_path", "CHUNK_ROWS"
 log = logging.getLogger(__name__)
 
 #: rows predicted (and written) together at least, unless the batch is smaller
-CHUNK_ROWS = 64
+CHUNK_ROWS = 256
 _MARK = ("_row", "_key")
 
 
@@ -63,8 +63,13 @@ class BatchRun:
 
     @classmethod
     def from_cli(cls, args: Any) -> BatchRun:
+        chunk = getattr(args, "chunk_rows", None)
+        chunk = CHUNK_ROWS if chunk is None else chunk
+        if chunk < 1:
+            raise UsageError(f"--chunk-rows {chunk}: must be 1 or more")
         return cls(Path(args.rows), Path(args.sources), Path(args.out), args.predictor,
-                   args.jobs, args.gpu_file, args.count, args.count_timeout)
+                   args.jobs, args.gpu_file, args.count, args.count_timeout,
+                   chunk_rows=chunk)
 
     def settings_key(self) -> str:
         """What makes a finished row reusable by a rerun (never jobs or progress)."""
