@@ -212,13 +212,13 @@ def _resume(partial: Path, columns: list[str], keys: list[str], groups: list[lis
 
 def _read_partial(partial: Path, columns: list[str], keys: list[str]) -> dict[int, list[str]]:
     text = partial.read_text(encoding="utf-8", errors="replace")
-    if not text.endswith("\n"):
-        text = text[:text.rfind("\n") + 1]  # the last line was cut short
+    text = text[:text.rfind("\n") + 1]  # a last line without its end was cut short
+    recs: list[list[str]] = []
     try:
-        recs = list(csv.reader(io.StringIO(text, newline="")))
-    except csv.Error as e:
-        log.warning("%s is unreadable (%s); predicting every row again", partial, e)
-        return {}
+        for rec in csv.reader(io.StringIO(text, newline="")):
+            recs.append(rec)
+    except csv.Error as e:  # what was read before the damage still counts
+        log.warning("%s is damaged after %d lines (%s)", partial, len(recs), e)
     if not recs or recs[0] != [*_MARK, *columns, "_sum"]:
         log.warning("%s is from another table or version; predicting every row again",
                     partial)
