@@ -129,8 +129,7 @@ def _predictor(name: str) -> Any:
 
 def run_predict(args: argparse.Namespace) -> int:
     from ridgeline.hardware import load_catalog
-    from ridgeline.predictors import KernelRef, Launch
-    from ridgeline.predictors.base import check_launch_limits
+    from ridgeline.predictors import KernelRef, Launch, check_launch_limits
 
     if args.sample:
         kernel, default_args = SAMPLES.get(args.sample, (None, ""))
