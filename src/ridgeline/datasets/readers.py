@@ -81,27 +81,11 @@ def read_strict_csv(path: str | Path) -> tuple[pd.DataFrame, list[int]]:
         line = raw[:e.start].count(b"\n") + 1
         raise InputFileError(f"{p}, line {line}: not UTF-8 text (byte {e.start}: "
                              f"{e.reason})") from None
-    reader = csv.reader(io.StringIO(text, newline=""))
-    header: list[str] | None = None
-    rows: list[list[str]] = []
-    lines: list[int] = []
-    ragged: list[tuple[int, int]] = []
-    start = 1
-    try:
-        for rec in reader:
-            if rec and header is None:
-                header = rec
-            elif rec:
-                if len(rec) != len(header or ()):
-                    ragged.append((start, len(rec)))
-                rows.append(rec)
-                lines.append(start)
-            start = reader.line_num + 1
-    except csv.Error as e:
-        raise InputFileError(f"{p}, line {reader.line_num}: malformed CSV: {e}") from None
+    header, rows, lines = _records(text, p)
     if header is None:
         raise InputFileError(f"{p}: empty file, expected a CSV with a header row")
     _check_header(header, p)
+    ragged = [(n, len(r)) for n, r in zip(lines, rows, strict=True) if len(r) != len(header)]
     if ragged:
         shown = ", ".join(f"line {n} has {k}" for n, k in ragged[:_SHOWN_LINES])
         more = f" and {len(ragged) - _SHOWN_LINES} more lines" if len(ragged) > _SHOWN_LINES \
@@ -112,6 +96,26 @@ def read_strict_csv(path: str | Path) -> tuple[pd.DataFrame, list[int]]:
             f"({shown}{more}); a trailing or missing comma shifts columns, so the file is "
             "not read: give every row exactly one field per header column")
     return pd.DataFrame(rows, columns=header, dtype=str), lines
+
+
+def _records(text: str, p: Path) -> tuple[list[str] | None, list[list[str]], list[int]]:
+    """The header, the other records and the line each starts on (blank lines skipped)."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header: list[str] | None = None
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    start = 1
+    try:
+        for rec in reader:
+            if rec and header is None:
+                header = rec
+            elif rec:
+                rows.append(rec)
+                lines.append(start)
+            start = reader.line_num + 1
+    except csv.Error as e:
+        raise InputFileError(f"{p}, line {reader.line_num}: malformed CSV: {e}") from None
+    return header, rows, lines
 
 
 def _check_header(header: list[str], p: Path) -> None:

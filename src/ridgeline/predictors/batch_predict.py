@@ -203,9 +203,18 @@ def _with_counts(sub: pd.DataFrame, rows: pd.DataFrame, gpus: list[Any], sources
     todo: dict[tuple[str, str], list[int]] = {}
     for i in np.flatnonzero(missing):
         todo.setdefault((keys["source"][i], keys["exe_args"][i]), []).append(int(i))
-    why: dict[int, tuple[str, str]] = {}
     if not todo:
-        return base, why
+        return base, {}
+    return base, _count_missing(base, todo, rows, gpus, sources, run, timeout, jobs,
+                                progress)
+
+
+def _count_missing(base: pd.DataFrame, todo: dict[tuple[str, str], list[int]],
+                   rows: pd.DataFrame, gpus: list[Any], sources: Path, run: bool,
+                   timeout: float, jobs: int | None, progress: bool
+                   ) -> dict[int, tuple[str, str]]:
+    """Fill *base*'s rows of each (source, arguments) in *todo* from the count cache or a
+    run; the count status of each of those rows."""
     known: dict[tuple[str, str], str] = {}
     no_tools = ""
     if run:
@@ -221,26 +230,23 @@ def _with_counts(sub: pd.DataFrame, rows: pd.DataFrame, gpus: list[Any], sources
             recs, _ = run_program_counts(sources / source, args, kernels, all_gpus, timeout,
                                          run=go)
         except RidgelineError as e:
-            return where, e
+            log.info("counting %s failed: %s", source, e)
+            return where, _failure(e)
         if not recs and not go:
             return where, _not_run(run, known.get((source, args)), no_tools)
         return where, recs
 
+    why: dict[int, tuple[str, str]] = {}
     workers = max(1, min(jobs or (os.cpu_count() or 1), len(todo)))
     with ThreadPoolExecutor(workers) as pool, tqdm(
             total=len(todo), unit="program", desc="counting", disable=not progress,
             leave=False) as bar:
         for where, res in pool.map(one, todo.items()):
             bar.update(1)
-            if isinstance(res, Exception | tuple):
-                cause = res if isinstance(res, tuple) else _failure(res)
-                if isinstance(res, Exception):
-                    log.info("counting %s failed: %s", rows["source"][where[0]], res)
-                why.update({j: cause for j in where})
-                continue
             for j in where:
-                why[j] = _use_record(base, j, res, rows, gpus[j].name)
-    return base, why
+                why[j] = res if isinstance(res, tuple) else _use_record(base, j, res, rows,
+                                                                         gpus[j].name)
+    return why
 
 
 def _use_record(base: pd.DataFrame, j: int, recs: list[dict[str, Any]], rows: pd.DataFrame,

@@ -138,8 +138,8 @@ def run_batch(run: BatchRun) -> BatchSummary:
             disable=not run.progress) as bar:
         for chunk in _chunks([g for g in groups if g[0] not in done], run.chunk_rows):
             pred = predict_rows(df.iloc[chunk].reset_index(drop=True), run.sources, catalog,
-                                run.predictor, run.jobs, False, run.count, run.count_timeout,
-                                [lines[i] for i in chunk], run.rows.name)
+                                run.predictor, run.jobs, run.progress, run.count,
+                                run.count_timeout, [lines[i] for i in chunk], run.rows.name)
             for i, fields in zip(chunk, _render(pred), strict=True):
                 done[i] = fields
                 _write_line(fh, i, keys[i], fields)
