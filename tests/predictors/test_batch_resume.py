@@ -131,6 +131,7 @@ def test_a_damaged_or_stale_partial_output_is_predicted_again(
 
     monkeypatch.setattr(batch_stream, "predict_rows", interrupted)
     assert main(args) == 130
+    assert "the same command continues from there" in capsys.readouterr().err
     monkeypatch.undo()
     text = partial.read_text()
     recs = list(csv.reader(io.StringIO(text, newline="")))

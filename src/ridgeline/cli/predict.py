@@ -238,12 +238,17 @@ def _g(v: float | None) -> str:
 
 
 def run_batch(args: argparse.Namespace) -> int:
-    from ridgeline.predictors.batch_stream import BatchRun, run_batch
+    from ridgeline.predictors.batch_stream import BatchRun, partial_path, run_batch
 
     src = Path(args.sources)
     if not src.is_dir():
         raise InputFileError(f"--sources {str(src)!r} is not a folder")
-    s = run_batch(BatchRun.from_cli(args))
+    try:
+        s = run_batch(BatchRun.from_cli(args))
+    except KeyboardInterrupt:
+        print(f"the rows finished so far are kept in {partial_path(Path(args.out))}; the same "
+              "command continues from there", file=sys.stderr)
+        raise
     bad = sum(s.errors.values())
     resumed = f", {s.resumed} resumed from an interrupted run" if s.resumed else ""
     print(f"{s.rows} rows -> {args.out} ({bad} with errors, {s.origins['counted']} with "
