@@ -27,6 +27,7 @@ from typing import Any
 
 import pandas as pd
 
+from ridgeline import __version__
 from ridgeline.datasets import read_strict_csv, require_columns
 from ridgeline.errors import InputFileError, UsageError
 from ridgeline.hardware import load_catalog
@@ -72,9 +73,10 @@ class BatchRun:
                    chunk_rows=chunk)
 
     def settings_key(self) -> str:
-        """What makes a finished row reusable by a rerun (never jobs or progress)."""
+        """What makes a finished row reusable by a rerun (never jobs or progress); the
+        program folders' contents are not part of it."""
         gpu_text = Path(self.gpu_file).read_bytes() if self.gpu_file else b""
-        return _digest(json.dumps([self.predictor, self.count, self.count_timeout,
+        return _digest(json.dumps([__version__, self.predictor, self.count, self.count_timeout,
                                    str(self.sources.resolve()), self.gpu_file or "",
                                    hashlib.sha256(gpu_text).hexdigest()]))
 
