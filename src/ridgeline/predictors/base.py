@@ -75,7 +75,7 @@ def check_launch_limits(grid: Dim3 | None, block: Dim3 | None, grid_name: str = 
         for axis, v, top in zip("xyz", block, MAX_BLOCK_DIM, strict=True):
             if v > top:
                 raise LaunchError(
-                    f"{block_name} {_dims(block)}: {v} threads in {axis}; allowed per block: "
+                    f"{block_name} {_dims(block)}: {_num(v)} threads in {axis}; allowed per block: "
                     f"x <= {MAX_BLOCK_DIM[0]}, y <= {MAX_BLOCK_DIM[1]}, z <= {MAX_BLOCK_DIM[2]}"
                     f" and x*y*z <= {max_threads}")
         if block[0] * block[1] * block[2] > max_threads:
