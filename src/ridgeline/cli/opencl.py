@@ -14,7 +14,19 @@ from ridgeline.errors import InputFileError, MissingDataError, SchemaError, Usag
 _FMT = argparse.RawDescriptionHelpFormatter
 
 
+class _OptionsValueParser(argparse.ArgumentParser):
+    """``--build-options "-DBLOCK=16 -cl-mad-enable"``: without this, argparse reads the
+    value as ``-D`` with the argument ``BLOCK=16 -cl-mad-enable``. A word with a space is
+    a value (what argparse itself assumes once no option prefix matched)."""
+
+    def _parse_optional(self, arg_string: str) -> Any:
+        if " " in arg_string and not arg_string.startswith("--"):
+            return None
+        return super()._parse_optional(arg_string)
+
+
 def _add_build_flags(p: argparse.ArgumentParser, per_row: bool = False) -> None:
+    p.__class__ = _OptionsValueParser
     g = p.add_argument_group(
         "build options", "what the host passes to clBuildProgram, for kernels that only "
         "compile with its macros and headers" + ("; a row's build_options column is added "
