@@ -87,6 +87,7 @@ def _register_datagen(sub: argparse._SubParsersAction) -> None:
                    "threads stay awake (burst), or wait for each before the next (each)")
     p.add_argument("--ray", metavar="ADDRESS", default=None,
                    help="spread kernels over a Ray cluster (e.g. 127.0.0.1:6379, 'auto')")
+    _add_quiet(p)
     p.set_defaults(func=_datagen)
 
 
@@ -96,7 +97,7 @@ def _datagen(a: argparse.Namespace) -> int:
     cfg = DatagenConfig(device=a.device, samples=a.samples, seed=a.seed, jobs=a.jobs,
                         timeout=a.timeout, ray_address=a.ray, limit=a.limit, timing=a.timing,
                         subset_seed=a.seed if a.limit else None)
-    summary = generate(a.kernels_dir, a.out, cfg, progress=sys.stderr.isatty())
+    summary = generate(a.kernels_dir, a.out, cfg, progress=_progress(a))
     print_json(summary)
     return 0
 
@@ -173,7 +174,7 @@ def _check_parses(src: str, where: str, build: Any) -> None:
 
     _, errors = check_opencl(src, where, build=build)
     if undefined_names(errors):
-        raise UsageError(f"{where}: {describe_parse_errors(errors)}")
+        raise UsageError(f"{where}: {describe_parse_errors(errors, column_hint=False)}")
 
 
 def _register_train(sub: argparse._SubParsersAction) -> None:

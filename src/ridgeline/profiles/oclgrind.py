@@ -41,7 +41,12 @@ from ridgeline.errors import (
     UsageError,
 )
 from ridgeline.hardware import Counts
-from ridgeline.profiles.oclgrind_sampling import GROUP_SPREAD, n_groups, scale_record, should_sample
+from ridgeline.profiles.oclgrind_sampling import (
+    describe_sample,
+    n_groups,
+    scale_record,
+    should_sample,
+)
 
 __all__ = [
     "Buffer",
@@ -167,13 +172,8 @@ class OclgrindCounts:
         """How the counts were taken, for the output ("" when every group ran)."""
         if not self.sampled:
             return ""
-        lo, hi = self.group_instructions_min, self.group_instructions_max
-        note = (f"sampled: Oclgrind ran {self.groups_run} of {self.groups_total} work-groups "
-                f"(the first and the last) and the counts are scaled by "
-                f"{self.groups_total / self.groups_run:g}")
-        if hi > 0 and (hi - lo) > GROUP_SPREAD * hi:
-            note += f"; the sampled groups' work differs ({lo} vs {hi} instructions)"
-        return note
+        return describe_sample(self.groups_run, self.groups_total,
+                               self.group_instructions_min, self.group_instructions_max)
 
     @property
     def dram_bytes(self) -> int:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["SAMPLE_ABOVE", "n_groups", "should_sample", "scale_record", "GROUP_SPREAD"]
+__all__ = ["SAMPLE_ABOVE", "n_groups", "should_sample", "scale_record", "describe_sample",
+           "GROUP_SPREAD"]
 
 #: ``ridgeline counts`` runs every group of a launch of at most this many work-groups
 SAMPLE_ABOVE = 64
@@ -56,3 +57,13 @@ def scale_record(rec: dict[str, Any], total_groups: int, footprint_bytes: int
     out["groups"] = ran
     out["groups_total"] = total_groups
     return out
+
+
+def describe_sample(run: int, total: int, lo: int, hi: int) -> str:
+    """The note of counts scaled from *run* of *total* groups whose work ranged *lo*..*hi*
+    instructions."""
+    note = (f"sampled: Oclgrind ran {run} of {total} work-groups (the first and the last) "
+            f"and the counts are scaled by {total / run:g}")
+    if hi > 0 and (hi - lo) > GROUP_SPREAD * hi:
+        note += f"; the sampled groups' work differs ({lo} vs {hi} instructions)"
+    return note

@@ -135,9 +135,11 @@ def undefined_names(errors: list[tuple[int, str]]) -> list[tuple[str, int, str]]
     return list(seen.values())
 
 
-def describe_parse_errors(errors: list[tuple[int, str]], limit: int = 6) -> str:
-    """One line for a row's error column: what is undefined and where, else the first
-    errors as the compiler said them."""
+def describe_parse_errors(errors: list[tuple[int, str]], limit: int = 6,
+                          column_hint: bool = True) -> str:
+    """One line for an error message (a batch row's, with *column_hint* the per-row
+    ``build_options`` column): what is undefined and where, else the first errors as the
+    compiler said them."""
     if not errors:
         return ""
     undef = undefined_names(errors)
@@ -147,7 +149,8 @@ def describe_parse_errors(errors: list[tuple[int, str]], limit: int = 6) -> str:
         includes = any(kind == "missing include" for _, _, kind in undef)
         hint = "give the macros with -D NAME=VALUE" + (", include folders with -I DIR" if
                                                         includes else "")
+        column = " (or a build_options column)" if column_hint else ""
         return (f"undefined without the host build's options: {', '.join(parts)}{more}; "
-                f"{hint} (or a build_options column)")
+                f"{hint}{column}")
     first = "; ".join(f"line {line}: {msg}" for line, msg in errors[:2])
     return f"{len(errors)} parse error(s), first: {first}"
