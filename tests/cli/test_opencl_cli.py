@@ -126,6 +126,21 @@ def test_undefined_macro_is_a_row_error_then_predicted_with_D(
 
 
 @pytest.mark.usefixtures("cache_env")
+def test_include_folder_of_a_row_is_relative_to_the_rows_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], model_dir: Path) -> None:
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "params.h").write_text("#define SCALE 3.0f\n")
+    src = ('#include "params.h"\n__kernel void scale(__global float* a, const int n) {\n'
+           '  int i = get_global_id(0);\n  if (i < n) a[i] = a[i] * SCALE;\n}\n')
+    rows = [_row(src, 1 << 20, build_options="-I inc"), _row(src, 1 << 20)]
+    rc, out, _ = _batch(tmp_path, capsys, model_dir, rows)
+    assert rc == 0 and out.loc[0, "error"] == "", out.loc[0, "error"]
+    assert "sampled" in out.loc[0, "counts_note"]  # Oclgrind found the header too
+    assert "params.h (missing include, line 1)" in out.loc[1, "error"]
+    assert "-I DIR" in out.loc[1, "error"]
+
+
+@pytest.mark.usefixtures("cache_env")
 def test_progress_bar_on_a_terminal_only(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                          model_dir: Path,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
