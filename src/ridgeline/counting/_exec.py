@@ -81,6 +81,8 @@ def build_and_count(backend: str, program_dir: Path, spec: BuildSpec, args: list
                "RL_EXPECT": "\n".join(e for e in opts.expect if e), **(extra_env or {})}
         res = run_limited(exe, args, program_dir, env, opts.timeout, opts.memory_gb,
                           idle_stop=opts.idle_stop)
+        log.info("%s: ran with isolation %s in %.1f s", program_dir.name, res.isolation,
+                 res.seconds)
         raws = read_raw(out)
         res, raws = _rerun_stalled(exe, args, program_dir, env, opts, res, raws, out)
         if retry_valid and _worth_retry(res, raws, opts):
@@ -90,6 +92,7 @@ def build_and_count(backend: str, program_dir: Path, spec: BuildSpec, args: list
         blocks = load_blocks(work / "build" / "blocks.json")
         gpu = names[0] if names else None
         recs = CountedLaunches(to_launch_count(r, blocks, backend, names, gpu) for r in raws)
+        recs.isolation = res.isolation
         if res.timed_out or (res.returncode != 0 and not res.idle_stopped):
             recs.stopped = stopped_note(program_dir.name, res, opts)
             log.info("%s: %d launches counted before the program stopped (%s)",
