@@ -82,6 +82,7 @@ _KEEP = 1 << 16
 #: a uid's processes)
 _UID_BASE = 1_600_000_000
 _uids = itertools.count()
+_SIGNALS = {int(s) for s in signal.Signals}
 #: prctl(PR_SET_PDEATHSIG)
 _PR_SET_PDEATHSIG = 1
 
@@ -145,6 +146,13 @@ def _warn_once(why: str, what: str) -> None:
     log.warning("%s (%s): programs run WITHOUT filesystem or network isolation, only with "
                 "rlimits, their own process group and a scrubbed environment. %s",
                 what, why, INSTALL)
+
+
+@cache
+def _warn_private(folder: Path) -> None:
+    log.warning("%s is not readable by other users; ridgeline runs as root, so the program "
+                "runs as an unprivileged uid of its own and may not read its inputs there "
+                "(chmod o+rx, or %s=none)", folder, ENV_VAR)
 
 
 @lru_cache(maxsize=1)
@@ -327,42 +335,25 @@ def run(cmd: Sequence[str], *, cwd: Path, limits: Limits, env: dict[str, str] | 
     private temporary folders). Never raises for the command's failures."""
     how = isolation(mode)
     cwd = cwd.resolve()
-    readable = [Path(p).resolve() for p in readable]
-    writable = [Path(p).resolve() for p in writable]
     token = secrets.token_hex(8)
-    preexec: Callable[[], None] | None = None
     if how == "bwrap":
-        uid = None
-        if unprivileged and os.geteuid() == 0:
-            uid = _UID_BASE + (os.getpid() * 64 + next(_uids)) % 1_000_000
-        if cwd_overlay is not None:
-            _fill_overlay(cwd_overlay, cwd)
-        elif cwd not in writable:
-            readable.append(cwd)
-        if uid is not None:
-            _hand_over(writable, uid)
-        argv = _bwrap_argv(cmd, cwd, limits, readable, writable, cwd_overlay, uid)
-        full_env = scrubbed_env(env)
+        argv, full_env = _sandboxed(cmd, cwd, limits, env, [Path(p).resolve() for p in readable],
+                                    [Path(p).resolve() for p in writable], cwd_overlay,
+                                    unprivileged)
+        preexec = None
     else:
         argv = list(cmd)
-        home = str(writable[0]) if writable else str(cwd)
+        home = str(Path(writable[0]).resolve()) if writable else str(cwd)
         full_env = scrubbed_env({**(env or {}), _TOKEN: token}, home=home)
-        nproc = limits.processes + _own_processes(os.geteuid())
-        preexec = _fallback_preexec(limits, nproc)
+        preexec = _fallback_preexec(limits, limits.processes + _own_processes(os.geteuid()))
     t0 = time.monotonic()
     proc = subprocess.Popen(argv, cwd=cwd, env=full_env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True, preexec_fn=preexec)  # noqa: PLW1509
     assert proc.stdout is not None and proc.stderr is not None
     out, err = _Tail(proc.stdout), _Tail(proc.stderr)
-    timed_out, stopped = False, None
     try:
-        while proc.poll() is None:
-            stopped = stop() if stop is not None else None
-            timed_out = time.monotonic() - t0 > limits.seconds
-            if stopped or timed_out:
-                break
-            time.sleep(0.05 if time.monotonic() - t0 < 1 else 0.2)
+        timed_out, stopped = _watch(proc, t0, limits.seconds, stop)
     finally:  # ended, stopped, or interrupted (Ctrl-C does not reach its own session)
         if proc.poll() is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -371,5 +362,40 @@ def run(cmd: Sequence[str], *, cwd: Path, limits: Limits, env: dict[str, str] | 
         if how == "none":
             _sweep(token, proc.pid)
     seconds = time.monotonic() - t0
-    return Outcome(proc.returncode, seconds, out.text(5.0), err.text(5.0), timed_out, how,
+    code = proc.returncode
+    if how == "bwrap" and code > 128 and code - 128 in _SIGNALS:
+        code = 128 - code  # bwrap's exit status for a command killed by a signal
+    return Outcome(code, seconds, out.text(5.0), err.text(5.0), timed_out, how,
                    stopped)
+
+
+def _sandboxed(cmd: Sequence[str], cwd: Path, limits: Limits, env: dict[str, str] | None,
+               readable: list[Path], writable: list[Path], overlay: Path | None,
+               unprivileged: bool) -> tuple[list[str], dict[str, str]]:
+    """bwrap's command line and environment for *cmd*; prepares the overlay and, for a
+    dropped uid, hands the writable folders over."""
+    uid = None
+    if unprivileged and os.geteuid() == 0:
+        uid = _UID_BASE + (os.getpid() * 64 + next(_uids)) % 1_000_000
+    if overlay is not None:
+        _fill_overlay(overlay, cwd)
+    elif cwd not in writable:
+        readable.append(cwd)
+    if uid is not None:
+        _hand_over(writable, uid)
+        if cwd.stat().st_mode & 0o005 != 0o005:
+            _warn_private(cwd)
+    return _bwrap_argv(cmd, cwd, limits, readable, writable, overlay, uid), scrubbed_env(env)
+
+
+def _watch(proc: subprocess.Popen[bytes], t0: float, seconds: float,
+           stop: Callable[[], str | None] | None) -> tuple[bool, str | None]:
+    """Wait for *proc* to end, for *seconds* to pass (timed out) or *stop* to give a reason."""
+    while proc.poll() is None:
+        stopped = stop() if stop is not None else None
+        if stopped:
+            return False, stopped
+        if time.monotonic() - t0 > seconds:
+            return True, None
+        time.sleep(0.05 if time.monotonic() - t0 < 1 else 0.2)
+    return False, None
