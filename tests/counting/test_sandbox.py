@@ -227,6 +227,10 @@ def test_count_run_sandboxes_the_build_and_the_run(
     assert _alive(marker) == []
     (out,) = (tmp_path / "work").glob("*/cwd/output.txt")
     assert out.read_text() == "result\n"
+    # the work folder the run wrote in serves the next build
+    again = count_run(prog, [str(outside), str(home / "secret"), marker], code_size=False,
+                      timeout=60, workdir=tmp_path / "work")
+    assert [r.flops_sp for r in again] == [1024]
 
 
 def _as_run_result(res: sandbox.Outcome) -> RunResult:

@@ -248,7 +248,9 @@ def _fill_overlay(overlay: Path, cwd: Path) -> None:
 
 
 def _hand_over(paths: Sequence[Path], uid: int) -> None:
-    """Give the writable folders to the uid a root ridgeline's command runs as."""
+    """Give the writable folders to the uid a root ridgeline's command runs as (a folder a
+    run wrote in goes back to root for the next build: root without capabilities cannot
+    write in another uid's folder)."""
     for top in paths:
         for root, dirs, files in os.walk(top):
             for name in [root, *(os.path.join(root, n) for n in dirs + files)]:
@@ -381,10 +383,10 @@ def _sandboxed(cmd: Sequence[str], cwd: Path, limits: Limits, env: dict[str, str
         _fill_overlay(overlay, cwd)
     elif cwd not in writable:
         readable.append(cwd)
-    if uid is not None:
-        _hand_over(writable, uid)
-        if cwd.stat().st_mode & 0o005 != 0o005:
-            _warn_private(cwd)
+    if os.geteuid() == 0:  # to the dropped uid, or back to root (without capabilities)
+        _hand_over(writable, uid if uid is not None else 0)
+    if uid is not None and cwd.stat().st_mode & 0o005 != 0o005:
+        _warn_private(cwd)
     return _bwrap_argv(cmd, cwd, limits, readable, writable, overlay, uid), scrubbed_env(env)
 
 
