@@ -76,6 +76,7 @@ _TOKEN = "RIDGELINE_RUN_TOKEN"
 _CWD_SRC = "/tmp/.ridgeline-cwd"
 #: private /tmp size (a tmpfs counts against memory)
 _TMP_BYTES = 4 << 30
+_SHM_BYTES = 1 << 30
 #: output kept per stream (the tail)
 _KEEP = 1 << 16
 #: uids the commands of a root ridgeline drop to (one per command: the process limit counts
@@ -215,7 +216,9 @@ def _bwrap_argv(cmd: Sequence[str], cwd: Path, limits: Limits, readable: Sequenc
                 writable: Sequence[Path], overlay: Path | None, uid: int | None) -> list[str]:
     argv = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--dev", "/dev",
-            "--proc", "/proc"]
+            "--proc", "/proc",
+            # POSIX shared memory (libomp registers itself there), private and writable
+            "--perms", "1777", "--size", str(_SHM_BYTES), "--tmpfs", "/dev/shm"]
     hidden, made = _hidden(), set[str]()
     for h in hidden:
         argv += (["--perms", "1777", "--size", str(_TMP_BYTES)] if h == "/tmp" else
