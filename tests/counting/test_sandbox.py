@@ -18,7 +18,7 @@ import pytest
 from ridgeline.counting import sandbox
 from ridgeline.counting.runner import RunResult, classify_failure, run_limited
 from ridgeline.counting.sandbox import Limits
-from ridgeline.errors import UsageError
+from ridgeline.errors import MissingDependencyError, UsageError
 from tests.conftest import require
 from tests.counting.conftest import PROGRAMS
 
@@ -192,6 +192,25 @@ def test_the_mode_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) ->
         sandbox.isolation()
     monkeypatch.setenv(sandbox.ENV_VAR, "none")
     assert sandbox.isolation() == "none"
+
+
+def test_a_required_sandbox_that_cannot_start_is_an_error(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """bwrap missing from PATH (as on a machine without it): required, an error naming the
+    install; automatic, the fallback with one warning naming why."""
+    monkeypatch.setenv("PATH", "/nonexistent")
+    sandbox._bwrap_problem.cache_clear()
+    sandbox._warn_once.cache_clear()
+    try:
+        with pytest.raises(MissingDependencyError, match=r"bwrap, prlimit.* not found"):
+            sandbox.isolation("bwrap")
+        with caplog.at_level(logging.WARNING, logger="ridgeline.counting.sandbox"):
+            assert sandbox.isolation("auto") == sandbox.isolation("auto") == "none"
+        (warned,) = caplog.records
+        assert "bubblewrap cannot start" in warned.getMessage()
+        assert "not found on PATH" in warned.getMessage()
+    finally:
+        sandbox._bwrap_problem.cache_clear()
 
 
 def test_run_limited_records_the_isolation_and_stops_when_idle(box: dict) -> None:

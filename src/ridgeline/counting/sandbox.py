@@ -137,7 +137,8 @@ def isolation(mode: str | None = None) -> str:
     if why is None:
         return "bwrap"
     if chosen == "bwrap":
-        raise MissingDependencyError(f"bubblewrap sandbox ({ENV_VAR}=bwrap): {why}", INSTALL)
+        raise MissingDependencyError(f"the bubblewrap sandbox ({ENV_VAR}=bwrap)", INSTALL,
+                                     why)
     _warn_once(why, "bubblewrap cannot start")
     return "none"
 
