@@ -6,10 +6,10 @@ A counted program is code the user may not have written. Every command runs thro
 * **filesystem**: the whole tree is mounted read-only (``--ro-bind / /``: the toolchain,
   CUDA headers and input data may live anywhere under ``/usr``, ``/opt`` or the dataset's
   folder, and listing them would break on the next machine); over it ``/tmp``, ``/root``,
-  ``/home`` and ``$HOME`` are replaced by empty private tmpfs (secrets: ``~/.gitconfig``,
-  keys, other runs' files), then the paths the command needs are mounted back: *readable*
-  read-only (program sources, include folders, the counting runtime) and *writable*
-  read-write (the run's own work folder, nothing else);
+  ``/home``, ``$HOME`` and ``/dev/shm`` are empty private tmpfs (secrets: ``~/.gitconfig``,
+  keys, other runs' files); then *readable* paths are mounted back read-only (sources,
+  include folders, the counting runtime) and *writable* ones read-write (the run's own work
+  folder, nothing else);
 * **the program's folder as its working directory**: with *cwd_overlay*, the working
   directory is a writable folder (in the work folder) of links to the program folder's
   entries, mounted at the program folder's own path: inputs read as before (``../data``
@@ -95,7 +95,7 @@ class Limits:
 
     seconds: float
     memory_bytes: int | None = None
-    processes: int = 512
+    processes: int = 1024
     file_bytes: int = 16 << 30
     cpu_seconds: int | None = None
 
