@@ -27,6 +27,7 @@ from ridgeline.counting.mathops import (
     APPROX_SQRTF_FLOPS,
     FAST_MATH_FLOPS,
     FAST_SIN_COS_SHARED,
+    INT_CALL_OPS,
     MATH_FLOPS,
     MATH_PREFIX_SKIP,
     SIN_COS_REDUCTION,
@@ -134,6 +135,10 @@ def classify_call(name: str, hist: dict[str, float], fast_math: bool = False,
         hist[fprec] = hist.get(fprec, 0) + 2 * _vec_lanes(name)
         return None
     if name.startswith(MATH_PREFIX_SKIP):
+        return None
+    if name in INT_CALL_OPS:
+        kind, n = INT_CALL_OPS[name]
+        hist[kind] = hist.get(kind, 0) + n
         return None
     base = name[5:] if name.startswith("llvm.") else name
     key = base.split(".")[0]

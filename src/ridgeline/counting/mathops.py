@@ -18,8 +18,8 @@ its own polynomial and quadrant fix-ups, ``instrument.shared_sin_cos``).
 
 from __future__ import annotations
 
-__all__ = ["MATH_FLOPS", "MATH_PREFIX_SKIP", "DIV_EXTRA", "RCP_EXTRA", "DDIV_SP_CHECK",
-           "SIN_COS_REDUCTION", "SINH_COSH_SHARED",
+__all__ = ["MATH_FLOPS", "MATH_PREFIX_SKIP", "INT_CALL_OPS", "DIV_EXTRA", "RCP_EXTRA",
+           "DDIV_SP_CHECK", "SIN_COS_REDUCTION", "SINH_COSH_SHARED",
            "FAST_MATH_FLOPS", "APPROX_SQRTF_FLOPS"]
 
 #: name -> (precision when not given by the name, counted FLOPs per call)
@@ -49,6 +49,12 @@ MATH_FLOPS: dict[str, tuple[str, float]] = {
     "pow": ("dp", 123), "cbrt": ("dp", 17), "erf": ("dp", 79), "erfc": ("dp", 113),
     "hypot": ("dp", 17), "fmod": ("dp", 10), "rsqrt": ("dp", 8), "ldexp": ("dp", 1),
 }
+
+#: runtime functions of the CUDA layer that stand for one GPU integer instruction each (the
+#: byte and halfword dot products ``__dp4a`` / ``__dp2a_lo`` / ``__dp2a_hi``: IDP4A, IDP2A):
+#: name -> (operation kind, count). Written out inline they were some 14 integer operations
+INT_CALL_OPS: dict[str, tuple[str, float]] = {"__rl_dp4a": ("int_arith", 1),
+                                              "__rl_dp2a": ("int_arith", 1)}
 
 #: intrinsics that are not FLOPs on the GPU (min/max, abs, rounding, copysign, conversions)
 MATH_PREFIX_SKIP: tuple[str, ...] = (
