@@ -14,11 +14,18 @@ from typing import Any
 
 from ridgeline.counting.base import CountedLaunches, LaunchCount, ProgramRunError, RunOptions
 from ridgeline.counting.records import load_blocks, read_raw, to_launch_count
-from ridgeline.counting.runner import EXIT_STALL, RunResult, classify_failure, run_limited
+from ridgeline.counting.runner import (
+    CWD_OVERLAY,
+    EXIT_STALL,
+    RunResult,
+    classify_failure,
+    run_limited,
+)
 from ridgeline.counting.toolchain import BuildSpec, build_instrumented
 from ridgeline.errors import CompileError
 
-__all__ = ["build_and_count", "expect_matches", "l2_config", "RETRY_IDLE_STOP"]
+__all__ = ["build_and_count", "expect_matches", "l2_config", "program_output",
+           "RETRY_IDLE_STOP"]
 
 #: seconds without a new counted launch that end the rerun with every launch executed
 #: (at least; four times the first run's idle stop when that is longer)
@@ -44,6 +51,15 @@ def _workdir(opts: RunOptions, program_dir: Path) -> tuple[Path, bool]:
         tag = hashlib.sha1(str(program_dir.resolve()).encode()).hexdigest()[:8]
         return Path(opts.workdir) / f"{program_dir.name}-{tag}", False
     return Path(tempfile.mkdtemp(prefix=f"rl-count-{program_dir.name}-")), True
+
+
+def program_output(workdir: str | Path, program_dir: Path, name: str) -> Path:
+    """The file *name* a program counted with ``workdir=`` *workdir* wrote in its working
+    directory (its folder): sandboxed, the folder is read-only and what it writes there lands
+    in its work folder (:data:`runner.CWD_OVERLAY`); unsandboxed, in the folder itself."""
+    work, _ = _workdir(RunOptions(workdir=Path(workdir)), program_dir)
+    landed = work / CWD_OVERLAY / name
+    return landed if landed.exists() else program_dir / name
 
 
 def build_and_count(backend: str, program_dir: Path, spec: BuildSpec, args: list[str],

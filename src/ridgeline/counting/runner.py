@@ -11,10 +11,13 @@ from ridgeline.counting import sandbox
 from ridgeline.counting.base import ProgramRunError
 from ridgeline.counting.sandbox import Limits
 
-__all__ = ["EXIT_STALL", "RunResult", "run_limited"]
+__all__ = ["EXIT_STALL", "RunResult", "run_limited", "CWD_OVERLAY"]
 
 #: the runtime's exit status when a sampled block stalled (rl_count.c RL_EXIT_STALL)
 EXIT_STALL = 86
+#: the folder in a run's work folder that takes what the program writes in its own
+#: (read-only) folder: see sandbox.run's *cwd_overlay*
+CWD_OVERLAY = "cwd"
 
 _MISSING_INPUT = ("no such file", "cannot open", "could not open", "failed to open",
                   "unable to open", "error opening", "file not found", "can't open",
@@ -38,11 +41,12 @@ class RunResult:
 def run_limited(exe: Path, args: list[str], cwd: Path, env: dict[str, str], timeout: float,
                 memory_gb: float, idle_stop: float | None = None, work: Path | None = None,
                 sandbox_mode: str | None = None) -> RunResult:
-    """Run *exe* in the sandbox (:func:`.sandbox.run`), *cwd* (the program's folder) read-only
-    with its writes going to ``work/cwd``, *work* (default: the folder of ``RL_OUT``)
-    writable; kill it after *timeout* seconds, or *idle_stop* seconds after the last counted
-    launch was written (the rest is host-side work: result checks, CPU references). Never
-    raises for the program's own failures (see :func:`classify_failure`)."""
+    """Run *exe* in the sandbox (:func:`.sandbox.run`): *cwd* (the program's folder)
+    read-only, what it writes there going to :data:`CWD_OVERLAY` in *work* (default: the
+    folder of ``RL_OUT``), *work* writable. Kill it after *timeout* seconds, or *idle_stop*
+    seconds after the last counted launch was written (the rest is host-side work: result
+    checks, CPU references). Never raises for the program's own failures (see
+    :func:`classify_failure`)."""
     out_file = Path(env["RL_OUT"]) if "RL_OUT" in env else None
     if work is None:
         work = out_file.parent if out_file is not None else exe.parent
@@ -59,7 +63,7 @@ def run_limited(exe: Path, args: list[str], cwd: Path, env: dict[str, str], time
 
     limits = Limits(seconds=timeout, memory_bytes=int(memory_gb * (1 << 30)))
     o = sandbox.run([str(exe), *args], cwd=cwd, limits=limits, env=env,
-                    readable=[exe.parent], writable=[work], cwd_overlay=work / "cwd",
+                    readable=[exe.parent], writable=[work], cwd_overlay=work / CWD_OVERLAY,
                     stop=idle, mode=sandbox_mode)
     return RunResult(o.returncode, o.seconds, o.stdout[-20000:], o.stderr[-20000:],
                      o.timed_out, o.stopped is not None, o.isolation)
