@@ -1,5 +1,5 @@
 // A CUDA program that tries to leave the sandbox around one counted launch, for
-// tests/counting/test_sandbox.py. main OUTSIDE_FILE SECRET_FILE MARKER
+// tests/counting/test_sandbox.py. main OUTSIDE_FILE SECRET_FILE MARKER [hang]
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -39,5 +39,8 @@ int main(int argc, char **argv) {
     sleep(300);
     _exit(0);
   }
+  if (argc > 4 && !strcmp(argv[4], "hang"))
+    for (volatile unsigned long i = 0;; i++) {
+    }
   return 0;
 }
