@@ -145,9 +145,10 @@ def isolation(mode: str | None = None) -> str:
 
 @cache
 def _warn_once(why: str, what: str) -> None:
+    hint = "" if why.endswith("=none") else f" To isolate them: {INSTALL}"
     log.warning("%s (%s): programs run WITHOUT filesystem or network isolation, only with "
-                "rlimits, their own process group and a scrubbed environment. %s",
-                what, why, INSTALL)
+                "rlimits, their own process group and a scrubbed environment.%s",
+                what, why, hint)
 
 
 @cache
