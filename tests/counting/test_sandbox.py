@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 
 @pytest.fixture(scope="module")
 def bwrap() -> None:
-    require(f"bubblewrap ({sandbox.INSTALL})", sandbox._bwrap_problem() is None)
+    require(f"bubblewrap ({sandbox.INSTALL})", sandbox.bwrap_problem() is None)
 
 
 @pytest.fixture(scope="module")
@@ -97,6 +97,16 @@ def test_writes_outside_the_work_folder_fail_and_leave_nothing(box: dict, tmp_pa
     for name in ("result.txt", "x.txt"):
         assert (box["work"] / "cwd" / name).read_text() == "escaped\n"
     assert sorted(p.name for p in box["prog"].iterdir()) == ["input.txt"]
+
+
+def test_a_work_folder_inside_the_program_folder_stays_writable(box: dict) -> None:
+    work = box["prog"] / ".work"
+    work.mkdir()
+    shutil.copy(box["exe"], work / "misbehave")
+    res = sandbox.run([str(work / "misbehave"), "write", str(work / "counts.jsonl")],
+                      cwd=box["prog"], limits=Limits(seconds=20), writable=[work],
+                      cwd_overlay=work / "cwd")
+    assert "write=ok" in res.stdout and (work / "counts.jsonl").exists()
 
 
 def test_secrets_in_the_environment_and_home_are_out_of_reach(
@@ -200,7 +210,7 @@ def test_a_required_sandbox_that_cannot_start_is_an_error(
     """bwrap missing from PATH (as on a machine without it): required, an error naming the
     install; automatic, the fallback with one warning naming why."""
     monkeypatch.setenv("PATH", "/nonexistent")
-    sandbox._bwrap_problem.cache_clear()
+    sandbox.bwrap_problem.cache_clear()
     sandbox._warn_once.cache_clear()
     try:
         with pytest.raises(MissingDependencyError, match=r"bwrap, prlimit.* not found"):
@@ -211,7 +221,7 @@ def test_a_required_sandbox_that_cannot_start_is_an_error(
         assert "bubblewrap cannot start" in warned.getMessage()
         assert "not found on PATH" in warned.getMessage()
     finally:
-        sandbox._bwrap_problem.cache_clear()
+        sandbox.bwrap_problem.cache_clear()
 
 
 def test_run_limited_records_the_isolation_and_stops_when_idle(box: dict) -> None:

@@ -58,7 +58,8 @@ from typing import IO
 
 from ridgeline.errors import MissingDependencyError, UsageError
 
-__all__ = ["Limits", "Outcome", "run", "isolation", "scrubbed_env", "MODES", "ENV_VAR"]
+__all__ = ["Limits", "Outcome", "run", "isolation", "bwrap_problem", "scrubbed_env", "MODES",
+           "ENV_VAR"]
 
 log = logging.getLogger(__name__)
 
@@ -133,7 +134,7 @@ def isolation(mode: str | None = None) -> str:
     if chosen == "none":
         _warn_once(f"{ENV_VAR}=none", "sandboxing turned off")
         return "none"
-    why = _bwrap_problem()
+    why = bwrap_problem()
     if why is None:
         return "bwrap"
     if chosen == "bwrap":
@@ -159,7 +160,7 @@ def _warn_private(folder: Path) -> None:
 
 
 @lru_cache(maxsize=1)
-def _bwrap_problem() -> str | None:
+def bwrap_problem() -> str | None:
     """Why bwrap cannot run a command here (None: it can): tried once with ``true``."""
     missing = [t for t in ("bwrap", "prlimit", *(["setpriv"] if os.geteuid() == 0 else []))
                if shutil.which(t) is None]
@@ -384,6 +385,10 @@ def _sandboxed(cmd: Sequence[str], cwd: Path, limits: Limits, env: dict[str, str
     uid = None
     if unprivileged and os.geteuid() == 0:
         uid = _UID_BASE + (os.getpid() * 64 + next(_uids)) % 1_000_000
+    if overlay is not None and any(w == cwd or cwd in w.parents for w in writable):
+        # a work folder inside the program's: the overlay would hide it (writes in the
+        # folder then fail, as everywhere outside the work folder)
+        overlay = None
     if overlay is not None:
         _fill_overlay(overlay, cwd)
     elif cwd not in writable:
