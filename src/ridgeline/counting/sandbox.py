@@ -290,11 +290,14 @@ def _fallback_preexec(limits: Limits, nproc: int) -> Callable[[], None]:
 
 def _sweep(token: str, leader: int) -> None:
     """Kill the run's process group and every process whose environment carries *token*
-    (children that left the group with setsid), until none is left."""
+    (children that left the group with setsid), until three passes in a row find none: a
+    process that ends between a pass's listing and its look may have just started a child
+    the listing missed (best effort: a program can clear its environment)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(leader, signal.SIGKILL)
     mark = f"{_TOKEN}={token}".encode()
-    for _ in range(50):
+    empty = 0
+    for _ in range(200):
         found = 0
         for pid in filter(str.isdigit, os.listdir("/proc")):
             try:
@@ -305,9 +308,10 @@ def _sweep(token: str, leader: int) -> None:
                     found += 1
             except OSError:
                 continue
-        if not found:
+        empty = 0 if found else empty + 1
+        if empty == 3:
             return
-        time.sleep(0.05)
+        time.sleep(0.02)
 
 
 class _Tail:
