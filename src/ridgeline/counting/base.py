@@ -121,6 +121,8 @@ class CountedLaunches(list[LaunchCount]):
     purpose once the wanted launches were counted)."""
 
     stopped: str | None = None
+    #: how the program was isolated while it ran: "bwrap" or "none" (counting.sandbox)
+    isolation: str | None = None
 
 
 @dataclass
