@@ -129,7 +129,8 @@ class CudaBackend(Backend):
                 defines=makefile_defines(program_dir) if opts.defines is None else opts.defines,
                 std=std,
                 extra_flags=["-Wno-register", *_sibling_includes(program_dir)],
-                fast_math=opts.nvcc_fast_math and makefile_fast_math(program_dir),
+                fast_math=opts.math_build == "fast" if opts.math_build else
+                opts.nvcc_fast_math and makefile_fast_math(program_dir),
                 math_arch=math_arch(opts.gpus),
                 fold_math=opts.fold_math,
                 approx_sqrt=opts.approx_sqrt, contract=not makefile_no_fmad(program_dir),
