@@ -155,3 +155,16 @@ def test_an_unknown_math_build_is_refused() -> None:
 
     with pytest.raises(UsageError, match="--math-build must be one of default, fast"):
         count_run(PROGRAMS / "mathlib-cuda", "1", math_build="approx")
+
+
+def test_a_programs_own_function_of_a_math_name_is_not_the_math_function() -> None:
+    from ridgeline.counting.instrument import math_name
+
+    assert math_name("_Z4normPfi") is None  # norm(float *, int): double norm's name
+    assert math_name("_Z4normiPKd") == "norm"
+    assert math_name("_ZL8normcdfff") == "normcdff"
+    assert math_name("_Z3sinf") == "sinf"
+    assert math_name("_Z6kernelPf") is None and math_name("_ZN3foo3sinEf") is None
+    h: dict[str, float] = {}
+    classify_call("llvm.sqrt.f16", h)
+    assert h["hp"] == MATH_FLOPS["sqrt"][1] and "dp" not in h

@@ -124,22 +124,42 @@ def _vec_lanes(name: str) -> int:
 
 
 #: a C++ function's name inside its mangled one (``_ZL8normcdfff``: the CPU layer's static
-#: inline ``normcdff``; ``_Z6rsqrtff``)
+#: inline ``normcdff``; ``_Z6rsqrtff``), and the parameters a math function's may have:
+#: scalars, ``(int, const T *)`` (``normf``), ``(T, T *, T *)`` (``sincosf``), ``(T, T *)``
+#: (``modff``), ``(T, [T,] int *)`` (``frexpf``, ``remquof``)
 _MANGLED = re.compile(r"_ZL?(\d+)")
-
+_MATH_PARAMS = re.compile(r"[fdil]+|iPK[fd]|([fd])P\1(?:S_)?|[fd]{1,2}Pi")
 
 #: the floating-point type an overloaded LLVM intrinsic is named for (``llvm.ldexp.f32.i32``)
 _INTRINSIC_TYPE = re.compile(r"\.(?:v\d+)?(b?f16|f32|f64)\b")
 
 
-def math_name(name: str) -> str:
-    """The library function a called or defined symbol stands for: *name* itself, or the
-    identifier inside a mangled C++ name (the CPU layer's inline ``normcdff``, ``rsqrtf``)."""
-    m = _MANGLED.match(name)
-    if m:
-        n = int(m.group(1))
-        return name[m.end():m.end() + n]
-    return name
+def math_name(name: str, table: dict[str, tuple[str, dict[str, float]]] | None = None
+              ) -> str | None:
+    """The CUDA math function (a key of *table*, by default ``mathops.math_table()``) a
+    called or defined symbol stands for, else None: the name itself, an LLVM intrinsic's
+    (``llvm.sin.f32``: ``sinf``) or the identifier inside a mangled C++ name whose
+    parameters are a math function's of its precision (``_ZL8normcdfff``: the CPU layer's
+    inline ``normcdff``; a program's own ``norm(float *, int)`` is none)."""
+    table = math_table() if table is None else table
+    prec = None
+    if name.startswith("llvm."):
+        key = name[5:].split(".")[0]
+        tm = _INTRINSIC_TYPE.search(name)
+        prec = _intrinsic_prec(tm.group(1)) if tm else None
+    elif m := _MANGLED.match(name):
+        key = name[m.end():m.end() + int(m.group(1))]
+        params = name[m.end() + len(key):]
+        if not _MATH_PARAMS.fullmatch(params):
+            return None
+        prec = "dp" if "d" in params else "sp" if "f" in params else None
+        if key in table and prec and table[key][0] != prec and key + "f" not in table:
+            return None
+    else:
+        key = name
+    if prec == "sp" and key + "f" in table:
+        key += "f"
+    return key if key in table else None
 
 
 def classify_call(name: str, hist: dict[str, float], fast_math: bool = False,
@@ -158,21 +178,20 @@ def classify_call(name: str, hist: dict[str, float], fast_math: bool = False,
     if name.startswith(MATH_PREFIX_SKIP):
         return None
     table = math_table(arch, "fast" if fast_math else "default")
-    intrinsic = name.startswith("llvm.")
-    key = name[5:].split(".")[0] if intrinsic else math_name(name)
-    tm = _INTRINSIC_TYPE.search(name) if intrinsic else None
-    prec = _intrinsic_prec(tm.group(1)) if tm else None
-    if prec == "sp" and key + "f" in table:
-        key += "f"
-    if key in non_flops() or key not in table:
+    key = math_name(name, table)
+    if key is None or key in non_flops():
         return None
     p, flops = table[key]
     if approx_sqrt and key == "sqrtf":
         flops = {"sp": APPROX_SQRTF_FLOPS}
+    if name.startswith("llvm.") and _intrinsic_prec(name) == "hp":
+        # half-precision intrinsics (llvm.sqrt.f16) count the function's figure in half
+        # precision
+        p, flops = "hp", {"hp": sum(flops.values())}
     lanes = _vec_lanes(name)
     for fprec, n in flops.items():
         hist[fprec] = hist.get(fprec, 0) + n * lanes
-    hist.setdefault(prec or p, 0)
+    hist.setdefault(p, 0)
     hist["math_calls"] = hist.get("math_calls", 0) + 1
     return key if lanes == 1 else None
 
@@ -193,7 +212,7 @@ def keep_math_calls(text: str) -> str:
 
 def _is_math_definition(fname: str) -> bool:
     key = math_name(fname.strip('"'))
-    return key in math_table() and key not in non_flops()
+    return key is not None and key not in non_flops()
 
 
 _SIN_COS = {"sinf": ("sp", "sin"), "cosf": ("sp", "cos"), "sin": ("dp", "sin"),
