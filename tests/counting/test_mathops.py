@@ -168,3 +168,22 @@ def test_a_programs_own_function_of_a_math_name_is_not_the_math_function() -> No
     h: dict[str, float] = {}
     classify_call("llvm.sqrt.f16", h)
     assert h["hp"] == MATH_FLOPS["sqrt"][1] and "dp" not in h
+
+
+def test_what_a_math_functions_cpu_body_calls_is_not_reached() -> None:
+    from ridgeline.counting.instrument import function_refs, reachable
+
+    ir = "\n".join([
+        "define internal float @_ZL14cyl_bessel_i0ff(float %x) {",
+        "  %r = call double @_ZNSt8__detail14__cyl_bessel_iIdEET_S1_S1_(double 0.0, double 1.0)",
+        "  ret float 0.0",
+        "}",
+        "define void @k(float %x) {",
+        "  %r = call float @_ZL14cyl_bessel_i0ff(float %x)",
+        "  ret void",
+        "}",
+        "define double @_ZNSt8__detail14__cyl_bessel_iIdEET_S1_S1_(double %a, double %b) {",
+        "  ret double 0.0",
+        "}",
+    ])
+    assert reachable(function_refs(ir), (), {"k"}) == {"k", "_ZL14cyl_bessel_i0ff"}

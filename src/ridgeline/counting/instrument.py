@@ -470,21 +470,25 @@ _REF = re.compile(r"@(\"[^\"]+\"|[-\w.$]+)")
 
 def function_refs(text: str) -> dict[str, set[str]]:
     """Each function defined in *text* -> the global names its body refers to (calls and
-    function pointers, e.g. outlined OpenMP regions handed to the fork calls)."""
+    function pointers, e.g. outlined OpenMP regions handed to the fork calls). A CUDA math
+    function's CPU body refers to nothing: what it calls (libstdc++'s ``cyl_bessel_i``) is
+    the CPU's implementation, counted as the GPU's through the call (:func:`classify_call`)."""
     out: dict[str, set[str]] = {}
     cur: str | None = None
+    math = False
     for line in text.split("\n"):
         m = _DEFINE.match(line)
         if m and line.rstrip().endswith("{"):
             cur = m.group(1).strip('"')
             out[cur] = set()
+            math = _is_math_definition(cur)
             continue
         if cur is None:
             continue
         if line == "}":
             cur = None
             continue
-        if "@" in line:
+        if "@" in line and not math:
             out[cur].update(r.strip('"') for r in _REF.findall(line))
     return out
 

@@ -197,7 +197,8 @@ def _front_flags(spec: BuildSpec, src: Path) -> list[str]:
         flags += ["-fopenmp", "-idirafter", str(runtime_dir() / "shim")]
     if spec.model == "cuda":
         rt = runtime_dir()
-        flags += ["-include", str(rt / "rl_cuda.h"), "-I", str(rt / "shim"),
+        flags += ["-include", str(rt / "rl_cuda.h"), "-include", str(rt / "rl_math.h"),
+                  "-I", str(rt / "shim"),
                   "-fno-exceptions", "-D__CUDACC__=1", "-D__RL_CPU_CUDA__=1"]
         flags = [f for f in flags if f != "-fno-exceptions"]
     for d in [*spec.include_dirs, *(Path(p) for p in spec.extra_includes)]:

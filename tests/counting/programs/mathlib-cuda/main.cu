@@ -11,6 +11,7 @@ __global__ void k_rcbrtf(const float *a, const float *b, const float *c, const i
 __global__ void k_hypotf(const float *a, const float *b, const float *c, const int *qs, float *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = hypotf(x,y); } }
 __global__ void k_norm3df(const float *a, const float *b, const float *c, const int *qs, float *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = norm3df(x,y,z); } }
 __global__ void k_rhypotf(const float *a, const float *b, const float *c, const int *qs, float *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = rhypotf(x,y); } }
+__global__ void k_rnorm4df(const float *a, const float *b, const float *c, const int *qs, float *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = rnorm4df(x,y,z,x); } }
 __global__ void k_expf(const float *a, const float *b, const float *c, const int *qs, float *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = expf(x); } }
 __global__ void k_exp2f(const float *a, const float *b, const float *c, const int *qs, float *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = exp2f(x); } }
 __global__ void k_exp10f(const float *a, const float *b, const float *c, const int *qs, float *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = exp10f(x); } }
@@ -41,6 +42,11 @@ __global__ void k_lgammaf(const float *a, const float *b, const float *c, const 
 __global__ void k_tgammaf(const float *a, const float *b, const float *c, const int *qs, float *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = tgammaf(x); } }
 __global__ void k_j0f(const float *a, const float *b, const float *c, const int *qs, float *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = j0f(x); } }
 __global__ void k_y1f(const float *a, const float *b, const float *c, const int *qs, float *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = y1f(x); } }
+__global__ void k_erfinvf(const float *a, const float *b, const float *c, const int *qs, float *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = erfinvf(x); } }
+__global__ void k_erfcinvf(const float *a, const float *b, const float *c, const int *qs, float *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = erfcinvf(x); } }
+__global__ void k_normcdfinvf(const float *a, const float *b, const float *c, const int *qs, float *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = normcdfinvf(x); } }
+__global__ void k_erfcxf(const float *a, const float *b, const float *c, const int *qs, float *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = erfcxf(x); } }
+__global__ void k_cyl_bessel_i0f(const float *a, const float *b, const float *c, const int *qs, float *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = cyl_bessel_i0f(x); } }
 __global__ void k_fmaf(const float *a, const float *b, const float *c, const int *qs, float *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = fmaf(x,y,z); } }
 __global__ void k_fdimf(const float *a, const float *b, const float *c, const int *qs, float *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = fdimf(x,y); } }
 __global__ void k_remainderf(const float *a, const float *b, const float *c, const int *qs, float *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = remainderf(x,y); } }
@@ -61,10 +67,16 @@ __global__ void k___fadd_rn(const float *a, const float *b, const float *c, cons
 __global__ void k___saturatef(const float *a, const float *b, const float *c, const int *qs, float *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = __saturatef(x); } }
 __global__ void k___frsqrt_rn(const float *a, const float *b, const float *c, const int *qs, float *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = __frsqrt_rn(x); } }
 __global__ void k___fsqrt_rn(const float *a, const float *b, const float *c, const int *qs, float *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = __fsqrt_rn(x); } }
+__global__ void k___fadd_rd(const float *a, const float *b, const float *c, const int *qs, float *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = __fadd_rd(x,y); } }
+__global__ void k___fdiv_ru(const float *a, const float *b, const float *c, const int *qs, float *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = __fdiv_ru(x,y); } }
+__global__ void k___fsqrt_rz(const float *a, const float *b, const float *c, const int *qs, float *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { float x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = __fsqrt_rz(x); } }
 __global__ void k_sqrt(const double *a, const double *b, const double *c, const int *qs, double *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { double x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = sqrt(x); } }
 __global__ void k_rsqrt(const double *a, const double *b, const double *c, const int *qs, double *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { double x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = rsqrt(x); } }
 __global__ void k_cbrt(const double *a, const double *b, const double *c, const int *qs, double *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { double x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = cbrt(x); } }
+__global__ void k_rcbrt(const double *a, const double *b, const double *c, const int *qs, double *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { double x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = rcbrt(x); } }
 __global__ void k_hypot(const double *a, const double *b, const double *c, const int *qs, double *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { double x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = hypot(x,y); } }
+__global__ void k_rhypot(const double *a, const double *b, const double *c, const int *qs, double *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { double x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = rhypot(x,y); } }
+__global__ void k_norm4d(const double *a, const double *b, const double *c, const int *qs, double *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { double x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = norm4d(x,y,z,x); } }
 __global__ void k_exp(const double *a, const double *b, const double *c, const int *qs, double *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { double x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = exp(x); } }
 __global__ void k_exp2(const double *a, const double *b, const double *c, const int *qs, double *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { double x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = exp2(x); } }
 __global__ void k_expm1(const double *a, const double *b, const double *c, const int *qs, double *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { double x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = expm1(x); } }
@@ -85,6 +97,8 @@ __global__ void k_erf(const double *a, const double *b, const double *c, const i
 __global__ void k_erfc(const double *a, const double *b, const double *c, const int *qs, double *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { double x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = erfc(x); } }
 __global__ void k_normcdf(const double *a, const double *b, const double *c, const int *qs, double *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { double x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = normcdf(x); } }
 __global__ void k_lgamma(const double *a, const double *b, const double *c, const int *qs, double *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { double x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = lgamma(x); } }
+__global__ void k_erfinv(const double *a, const double *b, const double *c, const int *qs, double *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { double x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = erfinv(x); } }
+__global__ void k_cyl_bessel_i1(const double *a, const double *b, const double *c, const int *qs, double *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { double x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = cyl_bessel_i1(x); } }
 __global__ void k_fma(const double *a, const double *b, const double *c, const int *qs, double *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { double x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = fma(x,y,z); } }
 __global__ void k_ldexp(const double *a, const double *b, const double *c, const int *qs, double *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { double x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = ldexp(x,q); } }
 __global__ void k_fabs(const double *a, const double *b, const double *c, const int *qs, double *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { double x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = fabs(x); } }
@@ -95,6 +109,9 @@ __global__ void k___dmul_rn(const double *a, const double *b, const double *c, c
 __global__ void k___ddiv_rn(const double *a, const double *b, const double *c, const int *qs, double *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { double x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = __ddiv_rn(x,y); } }
 __global__ void k___drcp_rn(const double *a, const double *b, const double *c, const int *qs, double *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { double x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = __drcp_rn(x); } }
 __global__ void k___fma_rn(const double *a, const double *b, const double *c, const int *qs, double *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { double x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = __fma_rn(x,y,z); } }
+__global__ void k___dmul_ru(const double *a, const double *b, const double *c, const int *qs, double *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { double x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = __dmul_ru(x,y); } }
+__global__ void k___dsqrt_rn(const double *a, const double *b, const double *c, const int *qs, double *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { double x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = __dsqrt_rn(x); } }
+__global__ void k___ddiv_rz(const double *a, const double *b, const double *c, const int *qs, double *o, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { double x = a[i], y = b[i], z = c[i]; int q = qs[i]; (void)y; (void)z; (void)q; o[i] = __ddiv_rz(x,y); } }
 
 template <class T> static void run(const char *what, int n) {
   T *a, *b, *c, *o; int *q;
@@ -111,6 +128,7 @@ template <class T> static void run(const char *what, int n) {
     k_hypotf<<<g, 128>>>((const float *)a, (const float *)b, (const float *)c, q, (float *)o, n);
     k_norm3df<<<g, 128>>>((const float *)a, (const float *)b, (const float *)c, q, (float *)o, n);
     k_rhypotf<<<g, 128>>>((const float *)a, (const float *)b, (const float *)c, q, (float *)o, n);
+    k_rnorm4df<<<g, 128>>>((const float *)a, (const float *)b, (const float *)c, q, (float *)o, n);
     k_expf<<<g, 128>>>((const float *)a, (const float *)b, (const float *)c, q, (float *)o, n);
     k_exp2f<<<g, 128>>>((const float *)a, (const float *)b, (const float *)c, q, (float *)o, n);
     k_exp10f<<<g, 128>>>((const float *)a, (const float *)b, (const float *)c, q, (float *)o, n);
@@ -141,6 +159,11 @@ template <class T> static void run(const char *what, int n) {
     k_tgammaf<<<g, 128>>>((const float *)a, (const float *)b, (const float *)c, q, (float *)o, n);
     k_j0f<<<g, 128>>>((const float *)a, (const float *)b, (const float *)c, q, (float *)o, n);
     k_y1f<<<g, 128>>>((const float *)a, (const float *)b, (const float *)c, q, (float *)o, n);
+    k_erfinvf<<<g, 128>>>((const float *)a, (const float *)b, (const float *)c, q, (float *)o, n);
+    k_erfcinvf<<<g, 128>>>((const float *)a, (const float *)b, (const float *)c, q, (float *)o, n);
+    k_normcdfinvf<<<g, 128>>>((const float *)a, (const float *)b, (const float *)c, q, (float *)o, n);
+    k_erfcxf<<<g, 128>>>((const float *)a, (const float *)b, (const float *)c, q, (float *)o, n);
+    k_cyl_bessel_i0f<<<g, 128>>>((const float *)a, (const float *)b, (const float *)c, q, (float *)o, n);
     k_fmaf<<<g, 128>>>((const float *)a, (const float *)b, (const float *)c, q, (float *)o, n);
     k_fdimf<<<g, 128>>>((const float *)a, (const float *)b, (const float *)c, q, (float *)o, n);
     k_remainderf<<<g, 128>>>((const float *)a, (const float *)b, (const float *)c, q, (float *)o, n);
@@ -161,12 +184,18 @@ template <class T> static void run(const char *what, int n) {
     k___saturatef<<<g, 128>>>((const float *)a, (const float *)b, (const float *)c, q, (float *)o, n);
     k___frsqrt_rn<<<g, 128>>>((const float *)a, (const float *)b, (const float *)c, q, (float *)o, n);
     k___fsqrt_rn<<<g, 128>>>((const float *)a, (const float *)b, (const float *)c, q, (float *)o, n);
+    k___fadd_rd<<<g, 128>>>((const float *)a, (const float *)b, (const float *)c, q, (float *)o, n);
+    k___fdiv_ru<<<g, 128>>>((const float *)a, (const float *)b, (const float *)c, q, (float *)o, n);
+    k___fsqrt_rz<<<g, 128>>>((const float *)a, (const float *)b, (const float *)c, q, (float *)o, n);
   }
   if (sizeof(T) == sizeof(double)) {
     k_sqrt<<<g, 128>>>((const double *)a, (const double *)b, (const double *)c, q, (double *)o, n);
     k_rsqrt<<<g, 128>>>((const double *)a, (const double *)b, (const double *)c, q, (double *)o, n);
     k_cbrt<<<g, 128>>>((const double *)a, (const double *)b, (const double *)c, q, (double *)o, n);
+    k_rcbrt<<<g, 128>>>((const double *)a, (const double *)b, (const double *)c, q, (double *)o, n);
     k_hypot<<<g, 128>>>((const double *)a, (const double *)b, (const double *)c, q, (double *)o, n);
+    k_rhypot<<<g, 128>>>((const double *)a, (const double *)b, (const double *)c, q, (double *)o, n);
+    k_norm4d<<<g, 128>>>((const double *)a, (const double *)b, (const double *)c, q, (double *)o, n);
     k_exp<<<g, 128>>>((const double *)a, (const double *)b, (const double *)c, q, (double *)o, n);
     k_exp2<<<g, 128>>>((const double *)a, (const double *)b, (const double *)c, q, (double *)o, n);
     k_expm1<<<g, 128>>>((const double *)a, (const double *)b, (const double *)c, q, (double *)o, n);
@@ -187,6 +216,8 @@ template <class T> static void run(const char *what, int n) {
     k_erfc<<<g, 128>>>((const double *)a, (const double *)b, (const double *)c, q, (double *)o, n);
     k_normcdf<<<g, 128>>>((const double *)a, (const double *)b, (const double *)c, q, (double *)o, n);
     k_lgamma<<<g, 128>>>((const double *)a, (const double *)b, (const double *)c, q, (double *)o, n);
+    k_erfinv<<<g, 128>>>((const double *)a, (const double *)b, (const double *)c, q, (double *)o, n);
+    k_cyl_bessel_i1<<<g, 128>>>((const double *)a, (const double *)b, (const double *)c, q, (double *)o, n);
     k_fma<<<g, 128>>>((const double *)a, (const double *)b, (const double *)c, q, (double *)o, n);
     k_ldexp<<<g, 128>>>((const double *)a, (const double *)b, (const double *)c, q, (double *)o, n);
     k_fabs<<<g, 128>>>((const double *)a, (const double *)b, (const double *)c, q, (double *)o, n);
@@ -197,6 +228,9 @@ template <class T> static void run(const char *what, int n) {
     k___ddiv_rn<<<g, 128>>>((const double *)a, (const double *)b, (const double *)c, q, (double *)o, n);
     k___drcp_rn<<<g, 128>>>((const double *)a, (const double *)b, (const double *)c, q, (double *)o, n);
     k___fma_rn<<<g, 128>>>((const double *)a, (const double *)b, (const double *)c, q, (double *)o, n);
+    k___dmul_ru<<<g, 128>>>((const double *)a, (const double *)b, (const double *)c, q, (double *)o, n);
+    k___dsqrt_rn<<<g, 128>>>((const double *)a, (const double *)b, (const double *)c, q, (double *)o, n);
+    k___ddiv_rz<<<g, 128>>>((const double *)a, (const double *)b, (const double *)c, q, (double *)o, n);
   }
   cudaDeviceSynchronize();
   printf("%s %g\n", what, (double)o[n / 2]);
