@@ -119,6 +119,9 @@ class NotFittedError(RidgelineError, AttributeError):
 class BackendError(RidgelineError):
     """An LLM or device backend failed (after retries, where they apply)."""
 
+    #: requests made before giving up (0: none was sent); set by the HTTP layer
+    attempts: int = 0
+
 
 class ExecutionError(RidgelineError):
     """Running a program or kernel failed, hung or exceeded its limits."""

@@ -82,6 +82,14 @@ def test_math_call_precision_from_intrinsic_suffix() -> None:
     assert h["sp"] == MATH_FLOPS["sqrtf"][1] and h["dp"] == MATH_FLOPS["sqrt"][1] + 8
 
 
+
+def test_runtime_dot_products_count_one_integer_op() -> None:
+    h: dict[str, float] = {}
+    assert classify_call("__rl_dp4a", h) is None
+    classify_call("__rl_dp2a", h)
+    assert h == {"int_arith": 2}  # IDP4A / IDP2A: one instruction each, no FLOP
+
+
 SIN_COS_IR = """define dso_local void @rot(float %a, float %b, double %c, ptr %o) {
 entry:
   %s = call float @sinf(float %a)

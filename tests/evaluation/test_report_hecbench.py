@@ -74,3 +74,31 @@ def test_time_range_hits_counts_inside_below_and_above() -> None:
     assert got == {"n": 3, "inside": pytest.approx(1 / 3), "below": pytest.approx(1 / 3),
                    "above": pytest.approx(1 / 3), "median_width": 5.0}
     assert time_range_hits(np.array([1.0]), np.array([np.nan]), np.array([np.nan])) == {}
+
+
+@pytest.mark.slow
+def test_sealed_figures_come_from_sealed_rows_only(small_table: pd.DataFrame,
+                                                   tmp_path: Path) -> None:
+    from ridgeline.datasets import is_sealed
+    from ridgeline.evaluation.sealed_eval import development_rows, sealed_figures
+
+    dev = development_rows(small_table)
+    assert not any(map(is_sealed, dev["program"].unique()))
+    sealed_rows = small_table[small_table["program"].map(is_sealed)]
+    assert len(dev) + len(sealed_rows) == len(small_table)
+    set_model_params(max_iter=25)
+    try:
+        got = sealed_figures(small_table)
+    finally:
+        set_model_params()
+    hb_sealed = sealed_rows[(sealed_rows["dataset"] == "hecbench")
+                            & (sealed_rows["error"].fillna("") == "")]
+    assert got["programs"] == sealed_rows["program"].nunique() > 0
+    assert got["sealed"]["all"]["rows"] == len(hb_sealed)
+    assert sum(r["rows"] for g, r in got["sealed"].items() if g != "all") == len(hb_sealed)
+    assert set(got["sealed_unseen_gpu"]) == set(hb_sealed["gpu"])
+    path = write_report(tmp_path, cv_paper_a(dev, folds=3), {}, dev,
+                        provenance(split="test"), got)
+    text = path.read_text()
+    assert "## Sealed slice" in text
+    assert "sealed programs on a GPU left out of training" in text

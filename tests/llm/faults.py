@@ -1,5 +1,6 @@
 """A loopback HTTP server that answers from a script: each request takes the next action
-(status + body, a delay past the client's timeout, a truncated or non-JSON body)."""
+(status + body, a delay past the client's timeout, a truncated or non-JSON body, an answer
+trickled one byte at a time)."""
 
 from __future__ import annotations
 
@@ -23,14 +24,19 @@ def chat_ok(text: str = "Bandwidth", model: str = "tiny-model") -> dict[str, Any
 
 
 class FaultServer:
-    """``actions`` is a list consumed one per POST; GET /models always lists tiny-model.
-    Action forms: ("json", status, obj) | ("sleep", seconds, obj) | ("truncated",) |
-    ("text", status, str)."""
+    """``actions`` is a list consumed one per POST (then ``default``); GET /models always
+    lists tiny-model. Action forms: ("json", status, obj) | ("sleep", seconds, obj) |
+    ("truncated",) | ("text", status, str) | ("trickle", seconds, obj): headers at once,
+    then the body one byte every *seconds* | ("trickle_head", seconds): the status line
+    one byte every *seconds*. ``paths`` and ``headers`` record every request, GET included;
+    ``requests`` the POST bodies."""
 
     def __init__(self) -> None:
         self.actions: list[tuple[Any, ...]] = []
+        self.default: tuple[Any, ...] = ("json", 200, chat_ok())
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.paths: list[str] = []
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -44,14 +50,23 @@ class FaultServer:
                 self.end_headers()
                 self.wfile.write(body)
 
+            def _trickle(self, data: bytes, every: float) -> None:
+                with contextlib.suppress(OSError):  # the client hung up at its deadline
+                    for i in range(len(data)):
+                        self.wfile.write(data[i:i + 1])
+                        time.sleep(every)
+
             def do_GET(self) -> None:
+                owner.paths.append(self.path)
+                owner.headers.append(dict(self.headers))
                 self._send(200, json.dumps(OK_MODELS).encode())
 
             def do_POST(self) -> None:
                 n = int(self.headers.get("Content-Length", 0))
                 owner.requests.append(json.loads(self.rfile.read(n)))
+                owner.paths.append(self.path)
                 owner.headers.append(dict(self.headers))
-                act = owner.actions.pop(0) if owner.actions else ("json", 200, chat_ok())
+                act = owner.actions.pop(0) if owner.actions else owner.default
                 kind = act[0]
                 if kind == "json":
                     self._send(act[1], json.dumps(act[2]).encode())
@@ -65,6 +80,19 @@ class FaultServer:
                     self.close_connection = True
                 elif kind == "text":
                     self._send(act[1], act[2].encode())
+                elif kind == "trickle":  # a complete answer, had the client waited
+                    body = b" " * 100 + json.dumps(act[2]).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self._trickle(body, act[1])
+                    self.close_connection = True
+                elif kind == "trickle_head":
+                    body = json.dumps(chat_ok()).encode()
+                    head = (f"HTTP/1.1 200 OK\r\nContent-Length: {len(body)}\r\n\r\n"
+                            ).encode()
+                    self._trickle(head + body, act[1])
+                    self.close_connection = True
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True

@@ -24,7 +24,7 @@ SET = GenerationSettings.for_model("tiny-model", 4)
 
 
 def _backend(srv: FaultServer, retries: int = 3, timeout: float = 2.0, key: str = ""):
-    http = HttpClient(timeout_s=timeout, max_retries=retries, backoff_s=0.01,
+    http = HttpClient(timeout_s=timeout, max_attempts=retries + 1, backoff_s=0.01,
                       max_backoff_s=0.05)
     env = {"RIDGELINE_LLM_API_KEY": key} if key else {}
     return make_backend("tiny-model", srv.base_url, http=http, env=env)

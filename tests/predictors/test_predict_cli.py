@@ -105,11 +105,16 @@ def test_predict_batch_contract(tmp_path: Path, stencil_dir: Path, omp_dir: Path
         assert df["pred_SP_FLOP"][i] == "" and df["pred_class_fp"][i] == ""
     if predictor == "analytic":
         assert float(df["pred_DP_FLOP"][0]) == pytest.approx(40_000)
+        assert [df["count_status"][i] for i in (0, 1, 6)] == ["off"] * 3
     else:
         # by default programs not counted yet run on the CPU: the OpenMP one is counted; the
         # stencil program dereferences pointers it never allocated, so it crashes there and
         # its rows are learned from the source (the batch goes on)
         assert [df["pred_origin"][i] for i in (0, 1, 6)] == ["learned", "learned", "counted"]
+        # and each row says why it was not counted
+        assert [df["count_status"][i] for i in (0, 1, 6)] == ["failed", "failed", "counted"]
+        assert df["count_error"][0].startswith("crash: ") and df["count_error"][6] == ""
+        assert all(df["count_status"][i] == "" for i in (2, 3, 4, 5))
         # each predicted class says how likely it is right, by the origin of its counts
         for i in (0, 1, 6):
             gpu = get_gpu(df["device"][i])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ridgeline.cli._common import add_data_dir, add_gpu_file
+from ridgeline.cli.llm import add_call_limits
 from ridgeline.evaluation.tasks import TASK_MODULES, load_tasks
 
 
@@ -25,6 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", default=None, help="model name or path (LLM / regressor tasks)")
     p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (LLM tasks)")
     p.add_argument("--scenario", default=None, help="LLM scenario (LLM tasks)")
+    add_call_limits(p)
     p.add_argument("--folds", type=int, default=5, help="program-grouped folds (default 5)")
     p.add_argument("--seed", type=int, default=4839, help="random seed (default 4839)")
     p.add_argument("--limit", type=int, default=None, help="evaluate only the first N rows")
@@ -32,6 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="pocl-regression: a sample's time is the median of its repeats "
                    "(default) or the fastest, free of the runtime's thread wake-ups")
     p.add_argument("--out", default="runs/eval", help="output folder for the report")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bars (none either when stderr is not a terminal)")
     add_data_dir(p)
     add_gpu_file(p)
     p.set_defaults(func=run)

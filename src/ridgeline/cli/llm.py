@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from typing import TYPE_CHECKING
 
 from ridgeline.cli._common import add_data_dir, print_table
+
+if TYPE_CHECKING:
+    from ridgeline.llm.runner import Failures
+    from ridgeline.llm.settings import CallLimits
 
 EPILOG = """examples:
   ridgeline llm serve --port 8080
@@ -20,6 +26,11 @@ EPILOG = """examples:
 model names: smollm2 (embedded, started on loopback), openai:NAME, azure:DEPLOYMENT,
 openrouter:ORG/NAME, local:NAME with --base-url (vLLM, ollama, llama.cpp).
 keys come from OPENAI_API_KEY, AZURE_OPENAI_API_KEY, OPENROUTER_API_KEY, RIDGELINE_LLM_API_KEY.
+every call is bounded: --timeout per attempt (connect to last byte), --max-attempts, and
+--total-timeout for all attempts of one call. Failed calls are listed with their last error;
+a batch where every call failed exits 2, one with some answers exits 0 with a warning.
+a key inside --base-url (http://user:KEY@host/v1 or ?api_key=KEY) is sent with every request
+(userinfo as HTTP Basic auth) but never cached, logged or shown (***).
 """
 
 
@@ -46,6 +57,35 @@ def _model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--base-url", default=None, help="OpenAI-compatible base URL (.../v1)")
     p.add_argument("--backend", default=None, help="openai|azure|openrouter|local")
     p.add_argument("--max-tokens", type=int, default=None, help="answer token limit")
+    add_call_limits(p)
+
+
+def add_call_limits(p: argparse.ArgumentParser) -> None:
+    """--timeout, --max-attempts and --total-timeout (see CallLimits)."""
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                   help="time limit of one attempt of a call, from connecting to the last "
+                   "byte of the answer (default 120; 1800 for the embedded model; "
+                   "$RIDGELINE_LLM_TIMEOUT)")
+    p.add_argument("--max-attempts", type=int, default=None, metavar="N",
+                   help="attempts per call, retries included (default 5; 2 for the embedded "
+                   "model; $RIDGELINE_LLM_MAX_ATTEMPTS)")
+    p.add_argument("--total-timeout", type=float, default=None, metavar="SECONDS",
+                   help="time limit of one call with all its attempts and waits (default "
+                   "3 x --timeout; $RIDGELINE_LLM_TOTAL_TIMEOUT)")
+
+
+def call_limits(a: argparse.Namespace) -> CallLimits:
+    """The CallLimits of the parsed flags (validated: a bad value names its flag)."""
+    from ridgeline.llm.settings import CallLimits
+
+    return CallLimits(getattr(a, "timeout", None), getattr(a, "max_attempts", None),
+                      getattr(a, "total_timeout", None))
+
+
+def warn_failures(failures: Failures) -> None:
+    """Print a batch's failed items with their last error on stderr."""
+    for i, line in enumerate(failures.lines()):
+        print(("warning: " if i == 0 else "") + line, file=sys.stderr)
 
 
 def _serve(s: argparse._SubParsersAction) -> None:
@@ -98,15 +138,18 @@ def _cmd_ask(a: argparse.Namespace) -> int:
     from ridgeline.predictors.base import KernelRef, Launch
     from ridgeline.predictors.llm_classifier import LLMClassifier
 
+    limits = call_limits(a)
     if a.text:
-        with open_backend(a.model, a.base_url, a.backend) as b:
+        with open_backend(a.model, a.base_url, a.backend, limits=limits) as b:
             comp = b.complete([{"role": "user", "content": a.text}],
                               GenerationSettings.for_model(a.model, a.max_tokens))
         print(comp.text)
         return 0
     if not (a.sources and a.kernel):
         raise UsageError("llm ask needs --text, or --sources and --kernel")
-    pred = LLMClassifier(a.model, a.base_url, a.scenario, a.backend).predict(
+    pred = LLMClassifier(a.model, a.base_url, a.scenario, a.backend,
+                         timeout_s=limits.timeout_s, max_attempts=limits.max_attempts,
+                         total_timeout_s=limits.total_timeout_s).predict(
         KernelRef(a.kernel, (Path(a.sources),), a.language),
         Launch.parse(a.grid, a.block, a.args), get_gpu(a.gpu))
     label = pred.labels["paper-a"]
@@ -158,7 +201,7 @@ def _cmd_profiling(a: argparse.Namespace) -> int:
     from ridgeline.evaluation import classification
     from ridgeline.llm.cache import ResponseCache, default_cache_path
     from ridgeline.llm.client import LLMClient
-    from ridgeline.llm.runner import run_items
+    from ridgeline.llm.runner import Failures, run_items
     from ridgeline.llm.scenarios import get_scenario
     from ridgeline.llm.session import open_backend
     from ridgeline.llm.settings import GenerationSettings
@@ -167,15 +210,19 @@ def _cmd_profiling(a: argparse.Namespace) -> int:
     items = synthetic_items(a.n, a.examples, a.style, a.seed)
     sc = get_scenario("profiling-synthetic")
     max_tokens = a.max_tokens or (8 if a.style == "plain" else 200)
-    with open_backend(a.model, a.base_url, a.backend) as b:
+    with open_backend(a.model, a.base_url, a.backend, limits=call_limits(a)) as b:
         client = LLMClient(b, GenerationSettings.for_model(a.model, max_tokens),
                            ResponseCache(default_cache_path()))
         res = run_items(client, sc, items, a.concurrency)
+    fails = Failures.of(res)
+    fails.raise_if_all_failed(f" ({a.model})")
     m = classification([r.truth for r in res], [r.answer for r in res])
-    print_table(["answerer", "n", "accuracy", "macro_f1", "mcc", "unanswered"], [
-        [a.model, m["n"], m["accuracy"], m["macro_f1"], m["mcc"], m["n_unanswered"]],
-        ["roofline rule", a.n, rule_accuracy(a.n, a.seed), None, None, 0],
+    print_table(["answerer", "n", "accuracy", "macro_f1", "mcc", "unanswered", "failed"], [
+        [a.model, m["n"], m["accuracy"], m["macro_f1"], m["mcc"],
+         m["n_unanswered"] - len(fails.failed), len(fails.failed)],
+        ["roofline rule", a.n, rule_accuracy(a.n, a.seed), None, None, 0, 0],
     ])
+    warn_failures(fails)
     return 0
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-import time
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -65,7 +64,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "block_size, grid_size, exe_args, device; others ignored) with program folders under "
         "--sources DIR/<source>/. OUT.csv repeats every input row in order and adds "
         "pred_SP_FLOP, pred_DP_FLOP, pred_HP_FLOP, pred_int_ops, pred_bytes_total, "
-        "pred_xtime_ns, pred_class_paper_a, pred_class_fp and error.",
+        "pred_xtime_ns, pred_class_paper_a, pred_class_fp, error, pred_origin and "
+        "count_status/count_error (why a row has no CPU-execution counts). Rows are checked "
+        "first: a source outside --sources, a launch beyond CUDA's limits, an unknown "
+        "model_type or over-long exe_args gives that row an error; a file whose rows do not "
+        "all have the header's fields is refused. Finished rows go to OUT.csv.partial as "
+        "they come: a rerun after a kill continues where it stopped.",
         epilog="example:\n  ridgeline predict-batch rows.csv --sources external/gpuFLOPBench/src "
         "--out preds.csv\n",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -84,6 +88,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "used counts")
     b.add_argument("--count-timeout", type=float, default=120.0, metavar="S",
                    help="time limit of one program's counting run (default 120)")
+    b.add_argument("--chunk-rows", type=int, default=None, metavar="N",
+                   help="rows predicted and written to OUT.csv.partial together, at least "
+                   "(whole programs; default 256): a kill loses at most the chunk under way")
     add_gpu_file(b)
     b.set_defaults(func=run_batch)
 
@@ -122,7 +129,7 @@ def _predictor(name: str) -> Any:
 
 def run_predict(args: argparse.Namespace) -> int:
     from ridgeline.hardware import load_catalog
-    from ridgeline.predictors import KernelRef, Launch
+    from ridgeline.predictors import KernelRef, Launch, check_launch_limits
 
     if args.sample:
         kernel, default_args = SAMPLES.get(args.sample, (None, ""))
@@ -143,6 +150,7 @@ def run_predict(args: argparse.Namespace) -> int:
     pred = _predictor(args.predictor)
     kref = KernelRef(str(kname), tuple(sources))
     launch = Launch.parse(args.grid, args.block, pargs)
+    check_launch_limits(launch.grid, launch.block, "--grid", "--block")
     count_note = _attach_counts(args, pred, sources, str(kname), pargs, gpus)
     preds = [pred.predict(kref, launch, g) for g in gpus]
     if count_note:
@@ -230,20 +238,27 @@ def _g(v: float | None) -> str:
 
 
 def run_batch(args: argparse.Namespace) -> int:
-    from ridgeline.predictors.batch_predict import predict_batch
+    from ridgeline.predictors.batch_stream import BatchRun, partial_path, run_batch
 
     src = Path(args.sources)
     if not src.is_dir():
         raise InputFileError(f"--sources {str(src)!r} is not a folder")
-    t0 = time.time()
-    out = predict_batch(Path(args.rows), src, predictor=args.predictor, jobs=args.jobs,
-                        gpu_file=args.gpu_file, count=args.count,
-                        count_timeout=args.count_timeout)
-    out.to_csv(args.out, index=False)
-    bad = int((out["error"] != "").sum())
-    counted = int((out["pred_origin"] == "counted").sum()) if "pred_origin" in out else 0
-    print(f"{len(out)} rows -> {args.out} ({bad} with errors, {counted} with CPU-execution "
-          f"counts) in {time.time() - t0:.1f} s", file=sys.stderr)
+    try:
+        s = run_batch(BatchRun.from_cli(args))
+    except KeyboardInterrupt:
+        print(f"the rows finished so far are kept in {partial_path(Path(args.out))}; the same "
+              "command continues from there", file=sys.stderr)
+        raise
+    bad = sum(s.errors.values())
+    resumed = f", {s.resumed} resumed from an interrupted run" if s.resumed else ""
+    print(f"{s.rows} rows -> {args.out} ({bad} with errors, {s.origins['counted']} with "
+          f"CPU-execution counts{resumed}) in {s.seconds:.1f} s", file=sys.stderr)
+    for line in s.lines():
+        print(f"  {line}", file=sys.stderr)
+    if s.rows and bad == s.rows:
+        print(f"ridgeline predict-batch: every row failed; see the error column of {args.out}",
+              file=sys.stderr)
+        return 1
     return 0
 
 

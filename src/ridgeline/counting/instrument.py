@@ -27,6 +27,7 @@ from ridgeline.counting.mathops import (
     APPROX_SQRTF_FLOPS,
     DEFAULT_ARCH,
     FAST_SIN_COS_SHARED,
+    INT_CALL_OPS,
     MATH_PREFIX_SKIP,
     SIN_COS_REDUCTION,
     SINH_COSH_SHARED,
@@ -176,6 +177,10 @@ def classify_call(name: str, hist: dict[str, float], fast_math: bool = False,
         hist[fprec] = hist.get(fprec, 0) + 2 * _vec_lanes(name)
         return None
     if name.startswith(MATH_PREFIX_SKIP):
+        return None
+    if name in INT_CALL_OPS:
+        kind, n = INT_CALL_OPS[name]
+        hist[kind] = hist.get(kind, 0) + n
         return None
     table = math_table(arch, "fast" if fast_math else "default")
     key = math_name(name, table)

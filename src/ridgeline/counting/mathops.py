@@ -34,8 +34,9 @@ from ridgeline.hardware import get_gpu
 log = logging.getLogger(__name__)
 V = TypeVar("V")
 
-__all__ = ["MATH_FLOPS", "MATH_PREFIX_SKIP", "DIV_EXTRA", "RCP_EXTRA", "DDIV_SP_CHECK",
-           "SIN_COS_REDUCTION", "SINH_COSH_SHARED", "FAST_MATH_FLOPS", "APPROX_SQRTF_FLOPS",
+__all__ = ["MATH_FLOPS", "MATH_PREFIX_SKIP", "INT_CALL_OPS", "DIV_EXTRA", "RCP_EXTRA",
+           "DDIV_SP_CHECK", "SIN_COS_REDUCTION", "SINH_COSH_SHARED", "FAST_MATH_FLOPS",
+           "APPROX_SQRTF_FLOPS",
            "DEFAULT_ARCH", "MATH_BUILDS", "documented_functions", "non_flops", "math_table",
            "shipped_archs", "math_arch", "MathEntry"]
 
@@ -196,6 +197,12 @@ MATH_FLOPS: Mapping[str, tuple[str, float]] = _Lazy(_default_totals)
 #: (:data:`DEFAULT_ARCH`): name -> counted FLOPs per call
 FAST_MATH_FLOPS: Mapping[str, float] = _Lazy(_fast_totals)
 
+
+#: runtime functions of the CUDA layer that stand for one GPU integer instruction each (the
+#: byte and halfword dot products ``__dp4a`` / ``__dp2a_lo`` / ``__dp2a_hi``: IDP4A, IDP2A):
+#: name -> (operation kind, count). Written out inline they were some 14 integer operations
+INT_CALL_OPS: dict[str, tuple[str, float]] = {"__rl_dp4a": ("int_arith", 1),
+                                              "__rl_dp2a": ("int_arith", 1)}
 
 #: LLVM intrinsics that are not FLOPs on the GPU (min/max, abs, rounding, copysign, and
 #: the bookkeeping ones); the library's own such functions are :func:`non_flops`

@@ -1,7 +1,7 @@
 """Ground-truth datasets: a registry of named loaders, one schema, program-grouped splits."""
 
 from ridgeline.datasets.location import data_dir, data_file
-from ridgeline.datasets.readers import program_of, read_csv, require_columns
+from ridgeline.datasets.readers import program_of, read_csv, read_strict_csv, require_columns
 from ridgeline.datasets.registry import DATASETS, Dataset, clgen_sources, dataset_names, load
 from ridgeline.datasets.sealed import is_sealed, sealed_mask, split_sealed
 from ridgeline.datasets.splits import group_kfold, leave_one_gpu_out, train_test_by_program
@@ -19,6 +19,7 @@ __all__ = [
     "load",
     "program_of",
     "read_csv",
+    "read_strict_csv",
     "require_columns",
     "sealed_mask",
     "split_sealed",

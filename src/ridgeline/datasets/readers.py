@@ -10,6 +10,7 @@ Canonical columns, added beside the originals:
 from __future__ import annotations
 
 import csv
+import io
 import re
 import tarfile
 from collections.abc import Iterable
@@ -24,6 +25,7 @@ from ridgeline.predictors.base import parse_dim3
 
 __all__ = [
     "read_csv",
+    "read_strict_csv",
     "require_columns",
     "program_of",
     "canonical_gpu",
@@ -52,6 +54,75 @@ def read_csv(path: str | Path, **kw: object) -> pd.DataFrame:
         raise InputFileError(f"{p}: malformed CSV: {e}") from None
     except pd.errors.EmptyDataError:
         raise InputFileError(f"{p}: empty file, expected a CSV with a header row") from None
+
+
+#: ragged lines an error lists at most
+_SHOWN_LINES = 10
+
+
+def read_strict_csv(path: str | Path) -> tuple[pd.DataFrame, list[int]]:
+    """Every field of a CSV with a header as text ("" when empty), and the line each row
+    starts on (blank lines are skipped).
+
+    The whole file is refused (:class:`InputFileError` naming the lines and their field
+    counts) when any row has more or fewer fields than the header. Which field is extra or
+    missing cannot be told (a trailing comma and a dropped middle column look alike), so any
+    guess could move values into the wrong columns silently - pandas takes one trailing comma
+    on the first row as an index column and shifts every row - and nothing should run on
+    such a file; one corrected file then runs whole.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise InputFileError(f"{str(p)!r} does not exist or is not a file")
+    raw = p.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = raw[:e.start].count(b"\n") + 1
+        raise InputFileError(f"{p}, line {line}: not UTF-8 text (byte {e.start}: "
+                             f"{e.reason})") from None
+    header, rows, lines = _records(text, p)
+    if header is None:
+        raise InputFileError(f"{p}: empty file, expected a CSV with a header row")
+    _check_header(header, p)
+    ragged = [(n, len(r)) for n, r in zip(lines, rows, strict=True) if len(r) != len(header)]
+    if ragged:
+        shown = ", ".join(f"line {n} has {k}" for n, k in ragged[:_SHOWN_LINES])
+        more = f" and {len(ragged) - _SHOWN_LINES} more lines" if len(ragged) > _SHOWN_LINES \
+            else ""
+        raise InputFileError(
+            f"{p}: {len(ragged)} row{'s do' if len(ragged) > 1 else ' does'} not have the "
+            f"header's {len(header)} fields "
+            f"({shown}{more}); a trailing or missing comma shifts columns, so the file is "
+            "not read: give every row exactly one field per header column")
+    return pd.DataFrame(rows, columns=header, dtype=str), lines
+
+
+def _records(text: str, p: Path) -> tuple[list[str] | None, list[list[str]], list[int]]:
+    """The header, the other records and the line each starts on (blank lines skipped)."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header: list[str] | None = None
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    start = 1
+    try:
+        for rec in reader:
+            if rec and header is None:
+                header = rec
+            elif rec:
+                rows.append(rec)
+                lines.append(start)
+            start = reader.line_num + 1
+    except csv.Error as e:
+        raise InputFileError(f"{p}, line {reader.line_num}: malformed CSV: {e}") from None
+    return header, rows, lines
+
+
+def _check_header(header: list[str], p: Path) -> None:
+    dup = sorted({h for h in header if h and header.count(h) > 1})
+    if dup:
+        raise InputFileError(f"{p}: header columns {dup} appear more than once; give each "
+                             "column one distinct name")
 
 
 def require_columns(df: pd.DataFrame, columns: Iterable[str], where: str) -> None:

@@ -279,13 +279,19 @@ def run(args: argparse.Namespace) -> int:
         table = table.head(args.limit)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    pa = cv_paper_a(table, args.folds, args.seed)
-    prot = run_protocols(table, args.folds, args.seed)
-    prov = provenance(dataset="hecbench + paper-a", split="program-grouped", seed=args.seed,
+    from ridgeline.evaluation.sealed_eval import development_rows, sealed_figures
+
+    dev = development_rows(table)
+    pa = cv_paper_a(dev, args.folds, args.seed)
+    prot = run_protocols(dev, args.folds, args.seed)
+    sealed = sealed_figures(table)
+    prov = provenance(dataset="hecbench + paper-a",
+                      split="program-grouped CV on the development programs; sealed slice "
+                      "predicted by models trained on every development row", seed=args.seed,
                       predictor="learned (CountModel) vs analytic vs majority")
-    path = write_report(out, pa, prot, table, prov)
+    path = write_report(out, pa, prot, dev, prov, sealed)
     clean = {"paper_a": {k: v for k, v in pa.items() if not k.startswith("_")},
-             "protocols": _strip(prot), "provenance": prov}
+             "protocols": _strip(prot), "sealed": sealed, "provenance": prov}
     if "_calibration" in prot.get("cv", {}):
         clean["confidence_calibration"] = prot["cv"]["_calibration"]
     (out / "results.json").write_text(json.dumps(clean, indent=2, default=str))
@@ -294,7 +300,26 @@ def run(args: argparse.Namespace) -> int:
           f"{pa['learned']['accuracy']:.3f} MCC {pa['learned']['mcc']:.3f}; "
           f"analytic {pa['analytic']['accuracy']:.3f}; majority {pa['majority']['accuracy']:.3f}")
     _print_summary(pa, prot)
+    _print_sealed(sealed)
     return 0
+
+
+def _print_sealed(sealed: dict[str, Any]) -> None:
+    """The sealed slice's figures, one line each, in the format of the CV lines."""
+    spa = sealed.get("paper_a")
+    if spa:
+        print(f"sealed paper-a: rows {spa['rows']} ({spa['programs']} programs) learned "
+              f"{_fmt_cls(spa['learned'])}")
+    for name in ("sealed", "sealed_unseen_gpu"):
+        for g, r in sealed.get(name, {}).items():
+            line = (f"{name} {g}: rows {r['rows']} class {_fmt_cls(r['class_learned'])}; "
+                    f"time {_fmt_time(r['time_learned'], r.get('time_range'))}")
+            cr = r.get("counted_rows")
+            if cr and cr.get("rows"):
+                line += (f" | counted rows {cr['rows']} ({cr['coverage']:.1%}): class "
+                         f"{_fmt_cls(cr['class_learned'])}; time "
+                         f"{_fmt_time(cr['time_learned'], cr.get('time_range'))}")
+            print(line)
 
 
 def _fmt_cls(d: dict[str, Any]) -> str:

@@ -53,11 +53,17 @@ def _paper_a_section(out: Path, pa: dict[str, Any]) -> list[str]:
     return lines + [""]
 
 
+_PROTOCOL_TITLES = {
+    "cv": "program-grouped 5-fold CV", "logo": "leave-one-GPU-out (programs seen "
+    "on other GPUs; not the target)", "unseen": "unseen GPU AND unseen program",
+    "sealed": "sealed programs (model trained on every development row)",
+    "sealed_unseen_gpu": "sealed programs on a GPU left out of training"}
+
+
 def _protocol_section(prot: dict[str, Any]) -> list[str]:
     lines = ["## Paper-A class on all kernel-performance rows (three GPUs)", "",
              "Truth: the paper-A rule applied to the measured counts on the row's GPU.", ""]
-    titles = {"cv": "program-grouped 5-fold CV", "logo": "leave-one-GPU-out (programs seen "
-              "on other GPUs; not the target)", "unseen": "unseen GPU AND unseen program"}
+    titles = _PROTOCOL_TITLES
     for key, title in titles.items():
         if key not in prot:
             continue
@@ -153,18 +159,34 @@ def _category_table(table: pd.DataFrame, hb: pd.DataFrame, pred: pd.DataFrame) -
     return lines
 
 
+def _sealed_section(sealed: dict[str, Any]) -> list[str]:
+    lines = ["## Sealed slice", "",
+             f"{sealed.get('programs', 0)} programs set aside by the salted-hash rule of "
+             "`ridgeline.datasets.sealed` (the CV figures above use the other "
+             f"{sealed.get('development_programs', 0)} only). Each figure here comes from a "
+             "model trained on every development row.", ""]
+    spa = sealed.get("paper_a")
+    if spa:
+        lines += [_CLASS_HEAD, class_row("learned, sealed paper-A rows", spa["learned"]), ""]
+    rest = {k: v for k, v in sealed.items() if k in ("sealed", "sealed_unseen_gpu")}
+    return lines + _protocol_section(rest)[4:]
+
+
 def write_report(out: Path, pa: dict[str, Any], prot: dict[str, Any], table: pd.DataFrame,
-                 prov: dict[str, Any]) -> Path:
+                 prov: dict[str, Any], sealed: dict[str, Any] | None = None) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     lines = ["# ridgeline HeCBench evaluation", "",
              "Every figure is on programs the model did not see in training "
-             "(program-grouped splits, `ridgeline.datasets.group_kfold`).", ""]
+             "(program-grouped splits, `ridgeline.datasets.group_kfold`). The CV runs on the "
+             "development programs; the sealed slice is reported apart.", ""]
     lines += _paper_a_section(out, pa)
     cv = prot.get("cv", {}).get("all")
     if cv:
         lines += ["## Time (learned), program-grouped 5-fold CV", "", _TIME_HEAD,
                   time_row("all GPUs", cv["time_learned"]), ""]
     lines += _protocol_section(prot)
+    if sealed:
+        lines += _sealed_section(sealed)
     if "_calibration" in prot.get("cv", {}):
         lines += _calibration_section(prot["cv"]["_calibration"])
     lines += _plots(out, prot, table)

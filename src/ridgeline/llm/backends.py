@@ -29,6 +29,7 @@ from ridgeline.llm.http import (
     ModelNotFoundError,
 )
 from ridgeline.llm.settings import Completion, GenerationSettings
+from ridgeline.llm.urls import EndpointURL
 
 __all__ = ["Backend", "BACKENDS", "make_backend", "Message"]
 
@@ -46,6 +47,9 @@ class Backend:
     #: stable identity of the endpoint for the cache key when the URL is not (the embedded
     #: server listens on a new free port each time)
     endpoint_id: str = ""
+    #: the base URL as given, credentials included (userinfo, key parameters): they are
+    #: sent with every request; base_url, the cache key and messages never hold them
+    _url: EndpointURL = field(init=False, repr=False)
 
     name: ClassVar[str] = "openai"
     key_env: ClassVar[tuple[str, ...]] = ("OPENAI_API_KEY",)
@@ -80,14 +84,32 @@ class Backend:
             )
         if not model:
             raise UsageError(f"backend {cls.name!r} needs a model name (--model)")
-        return cls(model=model, base_url=url.rstrip("/"), api_key=key, http=http or HttpClient())
+        return cls(model=model, base_url=url, api_key=key, http=http or HttpClient())
+
+    def __post_init__(self) -> None:
+        self._url = EndpointURL.parse(self.base_url)
+        self.base_url = self._url.public
 
     # -- requests ------------------------------------------------------------------------
     def headers(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        """Auth headers: the API key as a bearer token, else the base URL's userinfo as
+        HTTP Basic authentication."""
+        if self.api_key:
+            return {"Authorization": f"Bearer {self.api_key}"}
+        return self._url.auth_headers()
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """Values scrubbed from every message: the key and the base URL's credentials."""
+        return (self.api_key, *self._url.secrets)
+
+    def request(self, method: str, url: str, body: dict[str, Any] | None = None
+                ) -> HttpRequest:
+        """*url* (built on base_url) as sent: with the base URL's query parameters."""
+        return HttpRequest(method, self._url.wire(url), self.headers(), body, self.secrets)
 
     def chat_url(self) -> str:
-        return f"{self.base_url}/chat/completions"
+        return f"{self._url.base}/chat/completions"
 
     def chat_body(self, messages: list[Message], settings: GenerationSettings) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.model, "messages": messages}
@@ -106,16 +128,10 @@ class Backend:
         return body
 
     def chat_request(self, messages: list[Message], settings: GenerationSettings) -> HttpRequest:
-        return HttpRequest(
-            "POST",
-            self.chat_url(),
-            self.headers(),
-            self.chat_body(messages, settings),
-            (self.api_key,),
-        )
+        return self.request("POST", self.chat_url(), self.chat_body(messages, settings))
 
     def models_request(self) -> HttpRequest | None:
-        return HttpRequest("GET", f"{self.base_url}/models", self.headers(), None, (self.api_key,))
+        return self.request("GET", f"{self._url.base}/models")
 
     # -- responses -----------------------------------------------------------------------
     def read_chat(self, data: Any, latency_s: float, attempts: int) -> Completion:
@@ -199,11 +215,12 @@ class AzureBackend(Backend):
     api_version: ClassVar[str] = os.environ.get("AZURE_OPENAI_API_VERSION", "2024-12-01-preview")
 
     def headers(self) -> dict[str, str]:
-        return {"api-key": self.api_key}
+        basic = self._url.auth_headers()
+        return {**basic, "api-key": self.api_key}
 
     def chat_url(self) -> str:
         return (
-            f"{self.base_url}/openai/deployments/{self.model}/chat/completions"
+            f"{self._url.base}/openai/deployments/{self.model}/chat/completions"
             f"?api-version={self.api_version}"
         )
 

@@ -87,6 +87,7 @@ class ResponseCache:
             return None
         data: dict[str, Any] = json.loads(row[0])
         data["cached"] = True
+        data["attempts"] = 0  # no request was made for this answer
         return Completion(**data)
 
     def put(self, key: str, model: str, endpoint: str, template: str,

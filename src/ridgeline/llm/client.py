@@ -37,9 +37,11 @@ class LLMClient:
                 return hit
         comp = self.backend.complete(messages, self.settings)
         if not comp.text.strip():
-            raise BackendError(
+            err = BackendError(
                 f"empty answer from {self.backend.model} (finish_reason={comp.finish_reason})"
             )
+            err.attempts = comp.attempts
+            raise err
         if self.cache is not None:
             request = {"messages": messages, "settings": self.settings.to_dict()}
             self.cache.put(key, self.backend.model, self.backend.endpoint, template, request,

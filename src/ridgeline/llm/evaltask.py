@@ -12,7 +12,9 @@ __all__ = ["run_task"]
 
 def run_task(args: argparse.Namespace) -> int:
     from ridgeline.cli._common import print_table
+    from ridgeline.cli.llm import call_limits, warn_failures
     from ridgeline.llm.experiment import PaperARun, run_paper_a
+    from ridgeline.llm.runner import Failures
 
     predictor = (args.predictor or "llm").lower()
     if predictor not in ("llm", "llm-classifier"):
@@ -41,6 +43,7 @@ def run_task(args: argparse.Namespace) -> int:
         context=getattr(args, "context", None) or "program",
         counts_file=getattr(args, "counts_file", None),
         seed=args.seed,
+        limits=call_limits(args),
     )
     frame, table, out = run_paper_a(run)
     print(f"paper-a, scenario {scenario}, model {args.model}: {len(frame)} kernels "
@@ -48,6 +51,11 @@ def run_task(args: argparse.Namespace) -> int:
           f"{int(frame.error.notna().sum())} errors)")
     print_table(list(table.columns), table.itertuples(index=False))
     print(f"results: {out}")
+    bad = frame[frame.error.notna()]
+    fails = Failures(len(frame), [(str(i), int(n), str(e)) for i, n, e in
+                                  zip(bad.id, bad.attempts, bad.error, strict=True)])
+    fails.raise_if_all_failed(f" (results: {out})")
+    warn_failures(fails)
     return 0
 
 

@@ -21,7 +21,7 @@ from ridgeline.llm.paper_a import build_items, paper_table, results_frame
 from ridgeline.llm.runner import run_items
 from ridgeline.llm.scenarios import KernelPrompt, get_scenario
 from ridgeline.llm.session import is_embedded, open_backend
-from ridgeline.llm.settings import GenerationSettings
+from ridgeline.llm.settings import CallLimits, GenerationSettings
 
 __all__ = ["PaperARun", "run_paper_a"]
 
@@ -40,7 +40,7 @@ class PaperARun:
 
     model: str
     scenario: str = "zero-shot"
-    base_url: str | None = None
+    base_url: str | None = field(default=None, repr=False)  # may carry credentials
     backend: str | None = None
     data_dir: str | None = None
     sources_root: str | None = None
@@ -59,6 +59,7 @@ class PaperARun:
     context: str = "program"  # "program" (paper) | "kernel" (kernel-only extraction)
     counts_file: str | None = None  # profiling: counted numbers instead of measured ones
     progress: bool = True
+    limits: CallLimits = field(default_factory=CallLimits)  # how long one call may take
     extras: Callable[[Any, KernelPrompt], None] | None = field(default=None, repr=False)
 
     def settings(self) -> GenerationSettings:
@@ -102,7 +103,8 @@ def run_paper_a(run: PaperARun) -> tuple[pd.DataFrame, pd.DataFrame, Path]:
                                          run.counts_file)
     cache = ResponseCache(run.cache_path or default_cache_path())
     t0 = time.monotonic()
-    with open_backend(run.model, run.base_url, run.backend) as backend:  # fails fast
+    with open_backend(run.model, run.base_url, run.backend,
+                      limits=run.limits) as backend:  # fails fast
         items = build_items(df, scenario,
                             Path(run.sources_root) if run.sources_root else None,
                             run.gpu, "paper-a", max_src, extras, run.context)
@@ -110,6 +112,7 @@ def run_paper_a(run: PaperARun) -> tuple[pd.DataFrame, pd.DataFrame, Path]:
         client = LLMClient(backend, run.settings(), cache)
         results = run_items(client, scenario, items, conc, run.progress)
         endpoint = backend.endpoint
+        http = backend.http
     wall = time.monotonic() - t0
     cache.close()
     frame = results_frame(results)
@@ -127,6 +130,7 @@ def run_paper_a(run: PaperARun) -> tuple[pd.DataFrame, pd.DataFrame, Path]:
         "asked": asked,
         "cache_hits": int(frame.cached.fillna(False).astype(bool).sum()),
         "errors": int(frame.error.notna().sum()),
+        "attempts": int(frame.attempts.sum()),
         "wall_s": round(wall, 2),
         "kernels_per_minute": round(60 * len(frame) / wall, 2) if wall > 0 else None,
         "tokens_in": int(frame.tokens_in.fillna(0).sum()),
@@ -139,7 +143,9 @@ def run_paper_a(run: PaperARun) -> tuple[pd.DataFrame, pd.DataFrame, Path]:
                       "max_source_tokens": max_src, "context": run.context,
                       "counts_file": run.counts_file, "concurrency": conc,
                       "tool_predictor": run.tool_predictor, "gpu": run.gpu,
-                      "limit": run.limit, "sample": run.sample},
+                      "limit": run.limit, "sample": run.sample,
+                      "limits": {"timeout_s": http.timeout_s, "max_attempts": http.max_attempts,
+                                 "total_timeout_s": http.total_s}},
             seed=run.seed),
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")

@@ -145,7 +145,9 @@ def results_frame(results: list[ItemResult]) -> pd.DataFrame:
 
 
 def paper_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """The paper's table: accuracy, macro-F1 and MCC for CUDA, OpenMP and both."""
+    """The paper's table: accuracy, macro-F1 and MCC for CUDA, OpenMP and both; rows
+    without an answer are *unanswered* (the model named no class) or *failed* (the prompt
+    or the call failed: see the error column); both count as wrong."""
     from ridgeline.evaluation import classification
 
     rows = []
@@ -153,7 +155,8 @@ def paper_table(frame: pd.DataFrame) -> pd.DataFrame:
                        ("OpenMP", frame[frame.model_type == "omp"]),
                        ("both", frame)):
         m = classification(list(part.truth), list(part.answer))
+        failed = int(part.error.notna().sum()) if "error" in part else 0
         rows.append({"languages": name, "n": m["n"], "accuracy": m["accuracy"],
                      "macro_f1": m["macro_f1"], "mcc": m["mcc"],
-                     "unanswered": m["n_unanswered"]})
+                     "unanswered": m["n_unanswered"] - failed, "failed": failed})
     return pd.DataFrame(rows)

@@ -17,7 +17,7 @@ from ridgeline.llm.http import AuthenticationError, EndpointError, ModelNotFound
 from ridgeline.llm.pricing import cost_usd
 from ridgeline.llm.scenarios import Scenario
 
-__all__ = ["Item", "ItemResult", "run_items", "FATAL_ERRORS"]
+__all__ = ["Item", "ItemResult", "run_items", "FATAL_ERRORS", "Failures"]
 
 log = logging.getLogger(__name__)
 #: errors that concern the whole run, not one item: they stop it
@@ -47,7 +47,9 @@ class ItemResult:
     tokens_in: int | None = None
     tokens_out: int | None = None
     cost_usd: float | None = None
+    #: HTTP requests made for this row in this run (0: from the cache, or never sent)
     attempts: int = 0
+    #: why the row has no answer: the prompt could not be built, or the call's last error
     error: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
 
@@ -61,12 +63,15 @@ def _one(client: LLMClient, scenario: Scenario, item: Item) -> ItemResult:
     if item.messages is None:
         return ItemResult(item.id, item.truth, None, False, None, error=item.error,
                           meta=item.meta)
+    t0 = time.monotonic()
     try:
         comp = client.ask(item.messages, scenario.cache_tag)
     except FATAL_ERRORS:
         raise
     except (BackendError, RidgelineError) as e:
         return ItemResult(item.id, item.truth, None, False, None,
+                          latency_s=time.monotonic() - t0,
+                          attempts=e.attempts if isinstance(e, BackendError) else 0,
                           error=f"{type(e).__name__}: {e}", meta=item.meta)
     answer = scenario.parse(comp.text)
     return ItemResult(
@@ -117,3 +122,41 @@ def run_items(
     pool.shutdown(wait=True)
     log.info("%d items in %.1fs", len(items), time.monotonic() - t0)
     return [results[it.id] for it in items]
+
+
+@dataclass(frozen=True)
+class Failures:
+    """The items of a run without an answer because their prompt or their call failed
+    (an answer the parser could not read is not a failure: it is counted unanswered).
+    *failed* holds (id, attempts, last error) per failed item, in order."""
+
+    total: int
+    failed: list[tuple[str, int, str]]
+
+    @classmethod
+    def of(cls, results: Sequence[ItemResult]) -> Failures:
+        return cls(len(results), [(r.id, r.attempts, r.error) for r in results
+                                  if r.error is not None])
+
+    @property
+    def all_failed(self) -> bool:
+        return self.total > 0 and len(self.failed) == self.total
+
+    def raise_if_all_failed(self, where: str = "") -> None:
+        """A BackendError with the last item's error when no item got an answer (a batch
+        with some answers is not an error: its failures are in the results)."""
+        if self.all_failed:
+            rid, attempts, error = self.failed[-1]
+            raise BackendError(f"all {self.total} items failed{where}; the last one "
+                               f"(item {rid}, attempts={attempts}): {error}")
+
+    def lines(self, limit: int = 5) -> list[str]:
+        """A summary line, then the first *limit* failed items with their last error."""
+        if not self.failed:
+            return []
+        out = [f"{len(self.failed)} of {self.total} items failed"]
+        out += [f"  item {rid} (attempts={n}): {err}" for rid, n, err in self.failed[:limit]]
+        if len(self.failed) > limit:
+            out.append(f"  ... and {len(self.failed) - limit} more (the error column of the "
+                       "results)")
+        return out

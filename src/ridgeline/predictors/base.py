@@ -15,6 +15,10 @@ from ridgeline.hardware import GPU, Counts, Label, get_rule, rule_names, time_lo
 __all__ = [
     "Dim3",
     "parse_dim3",
+    "check_launch_limits",
+    "MAX_THREADS_PER_BLOCK",
+    "MAX_BLOCK_DIM",
+    "MAX_GRID_DIM",
     "KernelRef",
     "Launch",
     "Prediction",
@@ -53,6 +57,45 @@ def parse_dim3(text: str | int | tuple[int, ...] | list[int] | None, what: str =
         )
     vals += [1] * (3 - len(vals))
     return (int(vals[0]), int(vals[1]), int(vals[2]))
+
+
+#: CUDA's launch limits (compute capability 3.0 and later): threads per block, which every
+#: cataloged GPU shares (NVIDIA's and AMD's alike), the block's x, y, z and the grid's x, y, z
+MAX_THREADS_PER_BLOCK = 1024
+MAX_BLOCK_DIM: Dim3 = (1024, 1024, 64)
+MAX_GRID_DIM: Dim3 = (2**31 - 1, 65535, 65535)
+
+
+def check_launch_limits(grid: Dim3 | None, block: Dim3 | None, grid_name: str = "grid",
+                        block_name: str = "block",
+                        max_threads: int = MAX_THREADS_PER_BLOCK) -> None:
+    """Raise :class:`LaunchError` when *grid* or *block* (None: not given) exceeds what CUDA
+    can launch; the names (a flag, a column) say where in the message."""
+    if block is not None:
+        for axis, v, top in zip("xyz", block, MAX_BLOCK_DIM, strict=True):
+            if v > top:
+                raise LaunchError(
+                    f"{block_name} {_dims(block)}: {_num(v)} threads in {axis}; allowed per block: "
+                    f"x <= {MAX_BLOCK_DIM[0]}, y <= {MAX_BLOCK_DIM[1]}, z <= {MAX_BLOCK_DIM[2]}"
+                    f" and x*y*z <= {max_threads}")
+        if block[0] * block[1] * block[2] > max_threads:
+            raise LaunchError(
+                f"{block_name} {_dims(block)}: {block[0] * block[1] * block[2]} threads per "
+                f"block; allowed at most {max_threads} (x*y*z)")
+    if grid is not None:
+        for axis, v, top in zip("xyz", grid, MAX_GRID_DIM, strict=True):
+            if v > top:
+                raise LaunchError(
+                    f"{grid_name} {_dims(grid)}: {_num(v)} blocks in {axis}; allowed x <= "
+                    f"{MAX_GRID_DIM[0]} (2^31-1), y <= {MAX_GRID_DIM[1]}, z <= {MAX_GRID_DIM[2]}")
+
+
+def _dims(d: Dim3) -> str:
+    return "(" + ", ".join(_num(v) for v in d) + ")"
+
+
+def _num(v: int) -> str:
+    return f"{v:.4g}" if v > 10**12 else str(v)
 
 
 @dataclass(frozen=True)

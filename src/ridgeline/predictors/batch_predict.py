@@ -3,9 +3,12 @@
 Added columns (stable): pred_SP_FLOP, pred_DP_FLOP, pred_HP_FLOP, pred_int_ops,
 pred_bytes_total, pred_xtime_ns, pred_class_paper_a, pred_class_fp, error; then pred_origin
 ("counted": FLOPs and DRAM bytes from CPU execution, "learned", "analytic"; empty on errors),
-and for the learned predictor pred_confidence (how likely the paper-a class is right) and
+for the learned predictor pred_confidence (how likely the paper-a class is right) and
 pred_xtime_lo_ns / pred_xtime_hi_ns (the range that holds the measured time in
-learned.TIME_RANGE of cases).
+learned.TIME_RANGE of cases), and last count_status and count_error: whether the row's counts
+come from CPU execution and, when not, why (:data:`COUNT_STATUSES`; count_error is
+``<cause>: <first error line>``). Rows are checked before anything runs
+(:mod:`ridgeline.predictors.batch_rows`); an error names the row's line in the file.
 """
 
 from __future__ import annotations
@@ -13,25 +16,32 @@ from __future__ import annotations
 import logging
 import os
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from tqdm import tqdm
 
-from ridgeline.datasets import read_csv, require_columns
+from ridgeline.datasets import read_strict_csv, require_columns
 from ridgeline.errors import RidgelineError, UnknownNameError
 from ridgeline.hardware import Counts, get_rule, load_catalog, time_lower_bound
 from ridgeline.predictors.batch import analyze_rows
+from ridgeline.predictors.batch_rows import row_problems
 from ridgeline.predictors.counted import (
     COUNTED_COLUMNS,
     attach_counted,
     has_counts,
     launch_record_features,
+    load_count_runs,
+    record_for,
+    run_program_counts,
 )
 from ridgeline.predictors.learned import class_confidence, features_frame, shipped_model
 
-__all__ = ["predict_batch", "PRED_COLUMNS", "REQUIRED", "COUNT_MODES"]
+__all__ = ["predict_batch", "predict_rows", "output_columns", "check_settings", "PRED_COLUMNS",
+           "REQUIRED", "COUNT_MODES", "COUNT_COLUMNS", "COUNT_STATUSES"]
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +49,18 @@ REQUIRED = ["source", "kernel", "model_type", "block_size", "grid_size", "exe_ar
 PRED_COLUMNS = ["pred_SP_FLOP", "pred_DP_FLOP", "pred_HP_FLOP", "pred_int_ops",
                 "pred_bytes_total", "pred_xtime_ns", "pred_class_paper_a", "pred_class_fp",
                 "error"]
+LEARNED_COLUMNS = ["pred_confidence", "pred_xtime_lo_ns", "pred_xtime_hi_ns"]
+COUNT_COLUMNS = ["count_status", "count_error"]
+#: count_status values (empty on rows with an error)
+COUNT_STATUSES = {
+    "counted": "FLOPs and DRAM bytes from CPU execution (shipped table, cache or a run)",
+    "failed": "the counting run failed (now, or a cached failure)",
+    "skipped": "not run: the shipped benchmark runs failed or did not reach the kernel, or "
+               "no toolchain builds programs here",
+    "not-cached": "--count cached and no counts in the shipped table or the local cache",
+    "no-launch": "the program ran but no counted launch matches the row's kernel and sizes",
+    "off": "--count never, or a predictor that takes no counts",
+}
 
 
 def _from_log(x: pd.Series) -> np.ndarray:
@@ -48,87 +70,125 @@ def _from_log(x: pd.Series) -> np.ndarray:
 COUNT_MODES = ["cached", "auto", "never"]
 
 
-def predict_batch(rows_csv: Path, sources: Path, predictor: str = "learned",
-                  jobs: int | None = None, gpu_file: str | None = None,
-                  progress: bool = True, count: str = "auto",
-                  count_timeout: float = 120.0) -> pd.DataFrame:
-    """Predict every row of *rows_csv*. *count*: ``auto`` (default) takes CPU-execution
-    counts from the shipped counted table and the local count cache and runs each program
-    not counted yet (once per program and arguments, in parallel; not those whose counting
-    failed in the shipped benchmark runs); ``cached`` runs nothing; ``never`` uses none."""
+def check_settings(predictor: str, count: str) -> None:
     if predictor not in ("learned", "analytic"):
         raise UnknownNameError("batch predictor", predictor, ["learned", "analytic"])
     if count not in COUNT_MODES:
         raise UnknownNameError("count mode", count, COUNT_MODES)
-    df = read_csv(rows_csv, dtype=str, keep_default_na=False)
+
+
+def output_columns(columns: list[str], predictor: str) -> list[str]:
+    """The output's columns: the input's, then the added ones in their stable order."""
+    extra = LEARNED_COLUMNS if predictor == "learned" else []
+    return list(dict.fromkeys([*columns, *PRED_COLUMNS, "pred_origin", *extra,
+                               *COUNT_COLUMNS]))
+
+
+def predict_batch(rows_csv: Path, sources: Path, predictor: str = "learned",
+                  jobs: int | None = None, gpu_file: str | None = None,
+                  progress: bool = True, count: str = "auto",
+                  count_timeout: float = 120.0) -> pd.DataFrame:
+    """Predict every row of *rows_csv* (read by :func:`ridgeline.datasets.read_strict_csv`:
+    a file whose rows do not all have the header's fields is refused). *count*: ``auto``
+    (default) takes CPU-execution counts from the shipped counted table and the local count
+    cache and runs each program not counted yet (once per program and arguments, in
+    parallel; not those whose counting failed in the shipped benchmark runs); ``cached``
+    runs nothing; ``never`` uses none."""
+    check_settings(predictor, count)
+    df, lines = read_strict_csv(rows_csv)
     require_columns(df, REQUIRED, str(rows_csv))
-    cat = load_catalog(gpu_file)
-    gpus: list[Any] = []
-    gpu_err: list[str] = []
-    for d in df["device"]:
-        try:
-            gpus.append(cat.get(str(d)))
-            gpu_err.append("")
-        except UnknownNameError as e:
-            gpus.append(None)
-            gpu_err.append(f"UnknownNameError: {e}")
-    feats = analyze_rows(df, sources, jobs=jobs, progress=progress)
-    err = [g or f for g, f in zip(gpu_err, feats["error"].fillna(""), strict=True)]
-    out = df.copy()
-    for c in PRED_COLUMNS:
-        out[c] = "" if c.startswith("pred_class") or c == "error" else np.nan
+    return predict_rows(df, sources, load_catalog(gpu_file), predictor, jobs, progress, count,
+                        count_timeout, lines, Path(rows_csv).name)
+
+
+def predict_rows(df: pd.DataFrame, sources: Path, catalog: Any, predictor: str = "learned",
+                 jobs: int | None = None, progress: bool = True, count: str = "auto",
+                 count_timeout: float = 120.0, lines: list[int] | None = None,
+                 where: str = "") -> pd.DataFrame:
+    """The output rows of the batch rows *df* (text columns); *lines* (each row's line in
+    the file *where*) are named in the error texts."""
+    checked = [row_problems(r, sources, catalog) for r in df.to_dict("records")]
+    err = ["; ".join(p) for p, _ in checked]
+    gpus: list[Any] = [g for _, g in checked]
+    valid = np.flatnonzero([e == "" for e in err])
+    feats = analyze_rows(df.iloc[valid].reset_index(drop=True), sources, jobs=jobs,
+                         progress=progress)
+    for k, i in enumerate(valid):
+        err[i] = str(feats["error"].fillna("")[k])
     ok = np.array([e == "" for e in err])
-    if ok.any():
-        idx = np.flatnonzero(ok)
-        sub = feats.iloc[idx].reset_index(drop=True)
-        sub_gpus = [gpus[i] for i in idx]
-        out["pred_origin"] = ""
-        if predictor == "learned":
-            if count != "never":
-                sub = _with_counts(sub, df.iloc[idx].reset_index(drop=True), sub_gpus, sources,
-                                   count == "auto", count_timeout, jobs, progress)
-            has = has_counts(sub)
-            log.info("%d of %d rows with CPU-execution counts (FLOPs and DRAM bytes counted, "
-                     "the rest learned)", int(has.sum()), len(sub))
-            out.loc[out.index[idx], "pred_origin"] = np.where(has, "counted", "learned")
-            try:
-                y = shipped_model().predict(features_frame(sub, sub_gpus))
-                counts = y[["flops_sp", "flops_dp", "flops_hp", "int_ops", "dram_bytes"]]
-                times = y["time_ns"].to_numpy(float)
-                time_range = y[["time_lo_ns", "time_hi_ns"]].to_numpy(float)
-            except RidgelineError as e:
-                err = [e_ or f"{type(e).__name__}: {e}" for e_ in err]
-                out["pred_origin"] = ""
-                ok[:] = False
-                idx = idx[:0]
-        else:
-            counts = pd.DataFrame({
-                "flops_sp": _from_log(sub["a_sp"]), "flops_dp": _from_log(sub["a_dp"]),
-                "flops_hp": _from_log(sub["a_hp"]), "int_ops": _from_log(sub["a_int"]),
-                "dram_bytes": _from_log(sub["a_bytes"]),
-            })
-            times = np.array([np.nan] * len(sub))
-            out.loc[out.index[idx], "pred_origin"] = "analytic"
-        _fill(out, idx, counts, times, sub_gpus)
-        if predictor == "learned" and len(idx):
-            # how likely the paper-a class is right, by where the row's counts come from
-            out["pred_confidence"] = np.nan
-            out.loc[out.index[idx], "pred_confidence"] = [
-                class_confidence(Counts(*(float(v) for v in row)), gpu, bool(h))
-                for row, gpu, h in zip(counts.itertuples(index=False), sub_gpus, has,
-                                       strict=True)]
-            for j, c in enumerate(("pred_xtime_lo_ns", "pred_xtime_hi_ns")):
-                out[c] = np.nan
-                out.loc[out.index[idx], c] = time_range[:, j]
-    out["error"] = err
-    return out
+    out = df.copy().reset_index(drop=True)
+    for c in output_columns([], predictor):
+        out[c] = "" if c.startswith(("pred_class", "pred_origin", "count_")) else np.nan
+    idx = np.flatnonzero(ok)
+    if len(idx):
+        sub = feats.iloc[[int(np.searchsorted(valid, i)) for i in idx]].reset_index(drop=True)
+        model_err = _predict_ok(out, idx, sub, df.iloc[idx].reset_index(drop=True),
+                                [gpus[i] for i in idx], sources, predictor, count,
+                                count_timeout, jobs, progress)
+        if model_err:  # nothing was filled
+            err = [e or model_err for e in err]
+    out["error"] = [_at(e, lines[i] if lines else None, where) for i, e in enumerate(err)]
+    return out[output_columns(list(df.columns), predictor)]
+
+
+def _at(error: str, line: int | None, where: str) -> str:
+    if not error or line is None:
+        return error
+    return f"{error} ({where + ' ' if where else ''}line {line})"
+
+
+def _predict_ok(out: pd.DataFrame, idx: np.ndarray, sub: pd.DataFrame, rows: pd.DataFrame,
+                gpus: list[Any], sources: Path, predictor: str, count: str,
+                count_timeout: float, jobs: int | None, progress: bool) -> str:
+    """Fill *out*'s rows *idx* (analysed without error: *sub*); returns an error text when
+    the model fails for all of them."""
+    at = out.index[idx]
+    if predictor == "analytic":
+        counts = pd.DataFrame({
+            "flops_sp": _from_log(sub["a_sp"]), "flops_dp": _from_log(sub["a_dp"]),
+            "flops_hp": _from_log(sub["a_hp"]), "int_ops": _from_log(sub["a_int"]),
+            "dram_bytes": _from_log(sub["a_bytes"]),
+        })
+        out.loc[at, "pred_origin"] = "analytic"
+        out.loc[at, "count_status"] = "off"
+        _fill(out, idx, counts, np.full(len(sub), np.nan), gpus)
+        return ""
+    why: dict[int, tuple[str, str]] = {}
+    if count == "never":
+        why = {i: ("off", "") for i in range(len(sub))}
+    else:
+        sub, why = _with_counts(sub, rows, gpus, sources, count == "auto", count_timeout,
+                                jobs, progress)
+    has = has_counts(sub)
+    log.info("%d of %d rows with CPU-execution counts (FLOPs and DRAM bytes counted, "
+             "the rest learned)", int(has.sum()), len(sub))
+    try:
+        y = shipped_model().predict(features_frame(sub, gpus))
+    except RidgelineError as e:
+        return f"{type(e).__name__}: {e}"
+    counts = y[["flops_sp", "flops_dp", "flops_hp", "int_ops", "dram_bytes"]]
+    out.loc[at, "pred_origin"] = np.where(has, "counted", "learned")
+    status = [("counted", "") if h else why.get(i, ("not-cached", "")) for i, h in
+              enumerate(has)]
+    out.loc[at, "count_status"] = [s for s, _ in status]
+    out.loc[at, "count_error"] = [c for _, c in status]
+    _fill(out, idx, counts, y["time_ns"].to_numpy(float), gpus)
+    # how likely the paper-a class is right, by where the row's counts come from
+    out.loc[at, "pred_confidence"] = [
+        class_confidence(Counts(*(float(v) for v in row)), gpu, bool(h))
+        for row, gpu, h in zip(counts.itertuples(index=False), gpus, has, strict=True)]
+    out.loc[at, "pred_xtime_lo_ns"] = y["time_lo_ns"].to_numpy(float)
+    out.loc[at, "pred_xtime_hi_ns"] = y["time_hi_ns"].to_numpy(float)
+    return ""
 
 
 def _with_counts(sub: pd.DataFrame, rows: pd.DataFrame, gpus: list[Any], sources: Path,
-                 run: bool, timeout: float, jobs: int | None, progress: bool) -> pd.DataFrame:
+                 run: bool, timeout: float, jobs: int | None, progress: bool
+                 ) -> tuple[pd.DataFrame, dict[int, tuple[str, str]]]:
     """*sub* with the counted feature columns: from the shipped table, the local count cache
     and (with *run*) CPU-execution runs of the programs still missing, one run per (source,
-    arguments), except those whose counting failed in the shipped benchmark runs."""
+    arguments), except those whose counting failed in the shipped benchmark runs; and for
+    the rows left without counts, why (count_status, count_error)."""
     keys = pd.DataFrame({"source": rows["source"].astype(str),
                          "exe_args": rows["exe_args"].astype(str).str.strip(),
                          "kernel": rows["kernel"].astype(str),
@@ -144,66 +204,117 @@ def _with_counts(sub: pd.DataFrame, rows: pd.DataFrame, gpus: list[Any], sources
     for i in np.flatnonzero(missing):
         todo.setdefault((keys["source"][i], keys["exe_args"][i]), []).append(int(i))
     if not todo:
-        return base
-    from concurrent.futures import ThreadPoolExecutor
+        return base, {}
+    return base, _count_missing(base, todo, rows, gpus, sources, run, timeout, jobs,
+                                progress)
 
-    from tqdm import tqdm
 
-    from ridgeline.predictors.counted import load_count_runs, record_for, run_program_counts
-
+def _count_missing(base: pd.DataFrame, todo: dict[tuple[str, str], list[int]],
+                   rows: pd.DataFrame, gpus: list[Any], sources: Path, run: bool,
+                   timeout: float, jobs: int | None, progress: bool
+                   ) -> dict[int, tuple[str, str]]:
+    """Fill *base*'s rows of each (source, arguments) in *todo* from the count cache or a
+    run; the count status of each of those rows."""
     known: dict[tuple[str, str], str] = {}
+    no_tools = ""
     if run:
-        # programs the shipped benchmark runs counted (the kernels still missing were not
-        # reached) or failed to count are not run again
-        runs = load_count_runs()
-        known = {k: "kernel not reached" if runs[k] == "counted" else runs[k]
-                 for k in todo if k in runs}
-        if known:
-            log.info("%d program runs skipped: the shipped benchmark runs counted them or "
-                     "failed to (%s)", len(known),
-                     ", ".join(f"{c} {n}" for c, n in Counter(known.values()).most_common()))
-        run = _toolchain_ok()
+        known = _shipped_outcomes(todo)
+        no_tools = _toolchain_problem()
     all_gpus = sorted({g.name for g in gpus})
 
     def one(item: tuple[tuple[str, str], list[int]]) -> tuple[list[int], Any]:
         (source, args), where = item
         kernels = [str(rows["kernel"][i]) for i in where]
-        go = run and (source, args) not in known
+        go = run and not no_tools and (source, args) not in known
         try:
             recs, _ = run_program_counts(sources / source, args, kernels, all_gpus, timeout,
                                          run=go)
         except RidgelineError as e:
-            return where, e
+            log.info("counting %s failed: %s", source, e)
+            return where, _failure(e)
+        if not recs and not go:
+            return where, _not_run(run, known.get((source, args)), no_tools)
         return where, recs
 
+    why: dict[int, tuple[str, str]] = {}
     workers = max(1, min(jobs or (os.cpu_count() or 1), len(todo)))
     with ThreadPoolExecutor(workers) as pool, tqdm(
             total=len(todo), unit="program", desc="counting", disable=not progress,
             leave=False) as bar:
         for where, res in pool.map(one, todo.items()):
             bar.update(1)
-            if isinstance(res, Exception):
-                log.info("counting %s failed: %s", rows["source"][where[0]], res)
-                continue
             for j in where:
-                rec = record_for(res, str(rows["kernel"][j]), str(rows["model_type"][j]),
-                                 rows["grid_size"][j], rows["block_size"][j])
-                if rec is not None:
-                    for c, v in launch_record_features(rec, gpus[j].name).items():
-                        base.at[j, c] = v
-    return base
+                why[j] = res if isinstance(res, tuple) else _use_record(base, j, res, rows,
+                                                                         gpus[j].name)
+    return why
 
 
-def _toolchain_ok() -> bool:
-    """Whether CPU-execution counting can build programs here (says why not, once)."""
+def _use_record(base: pd.DataFrame, j: int, recs: list[dict[str, Any]], rows: pd.DataFrame,
+                gpu: str) -> tuple[str, str]:
+    """Fill row *j* of *base* from the run's records *recs*; its count status when none
+    matches."""
+    rec = record_for(recs, str(rows["kernel"][j]), str(rows["model_type"][j]),
+                     rows["grid_size"][j], rows["block_size"][j])
+    if rec is None:
+        return ("no-launch", f"no matching launch: the run counted no launch of kernel "
+                f"{rows['kernel'][j]!r} with grid {rows['grid_size'][j]!r} and block "
+                f"{rows['block_size'][j]!r} (or several, told apart by nothing)")
+    for c, v in launch_record_features(rec, gpu).items():
+        base.at[j, c] = v
+    return ("counted", "")
+
+
+def _shipped_outcomes(todo: dict[tuple[str, str], list[int]]) -> dict[tuple[str, str], str]:
+    """Programs the shipped benchmark runs counted (the kernels still missing were not
+    reached) or failed to count: they are not run again."""
+    runs = load_count_runs()
+    known = {k: "kernel not reached" if runs[k] == "counted" else runs[k]
+             for k in todo if k in runs}
+    if known:
+        log.info("%d program runs skipped: the shipped benchmark runs counted them or "
+                 "failed to (%s)", len(known),
+                 ", ".join(f"{c} {n}" for c, n in Counter(known.values()).most_common()))
+    return known
+
+
+def _not_run(run: bool, shipped: str | None, no_tools: str) -> tuple[str, str]:
+    if not run:
+        return ("not-cached", "not in the count cache: --count cached runs nothing")
+    if no_tools:
+        return ("skipped", f"no toolchain: {no_tools}")
+    if shipped == "kernel not reached":
+        return ("skipped", "kernel not reached in the shipped benchmark run of this program "
+                "and arguments: not run again")
+    return ("skipped", f"shipped run failed ({shipped}): the shipped benchmark runs could not "
+            "count this program with these arguments; not run again")
+
+
+def _failure(e: Exception) -> tuple[str, str]:
+    """count_status and count_error of a failed counting run: its cause and first error
+    line."""
+    cause = getattr(e, "cause", None) or type(e).__name__
+    detail = str(getattr(e, "detail", "") or e)
+    return ("failed", f"{cause}: {first_error_line(detail)}")
+
+
+def first_error_line(text: str, width: int = 300) -> str:
+    """The first line of *text* that says ``error`` (else its first non-blank line)."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    hit = next((ln for ln in lines if "error" in ln.lower()), lines[0] if lines else "")
+    return hit if len(hit) <= width else hit[:width - 3] + "..."
+
+
+def _toolchain_problem() -> str:
+    """Why CPU-execution counting cannot build programs here ("" when it can; says why
+    once)."""
     from ridgeline.counting.toolchain import find_toolchain
 
     try:
         find_toolchain()
     except RidgelineError as e:
         log.warning("no program is counted (FLOPs and DRAM bytes are learned instead): %s", e)
-        return False
-    return True
+        return first_error_line(str(e))
+    return ""
 
 
 def _fill(out: pd.DataFrame, idx: np.ndarray, counts: pd.DataFrame, times: np.ndarray,

@@ -24,7 +24,9 @@ class LLMClassifier(Predictor):
     def __init__(self, model: str = "smollm2", base_url: str | None = None,
                  scenario: str = "zero-shot", backend: str | None = None,
                  max_source_tokens: int | None = None, cache_path: str | None = None,
-                 rule: str = "paper-a") -> None:
+                 rule: str = "paper-a", timeout_s: float | None = None,
+                 max_attempts: int | None = None, total_timeout_s: float | None = None
+                 ) -> None:
         self.model = model
         self.base_url = base_url
         self.scenario = scenario
@@ -32,6 +34,10 @@ class LLMClassifier(Predictor):
         self.max_source_tokens = max_source_tokens
         self.cache_path = cache_path
         self.rule = rule
+        #: call limits (see ridgeline.llm.settings.CallLimits; None: the default)
+        self.timeout_s = timeout_s
+        self.max_attempts = max_attempts
+        self.total_timeout_s = total_timeout_s
 
     def _prompt(self, kernel: KernelRef, launch: Launch, gpu: GPU) -> Any:
         from ridgeline.llm.paper_a import gpu_peaks, omp_function_name
@@ -56,13 +62,14 @@ class LLMClassifier(Predictor):
         from ridgeline.llm.client import LLMClient
         from ridgeline.llm.scenarios import get_scenario
         from ridgeline.llm.session import open_backend
-        from ridgeline.llm.settings import GenerationSettings
+        from ridgeline.llm.settings import CallLimits, GenerationSettings
 
+        limits = CallLimits(self.timeout_s, self.max_attempts, self.total_timeout_s)
         sc = get_scenario(self.scenario)
         msgs = sc.render(self._prompt(kernel, launch, gpu))
         cache = ResponseCache(self.cache_path or default_cache_path())
         try:
-            with open_backend(self.model, self.base_url, self.backend) as b:
+            with open_backend(self.model, self.base_url, self.backend, limits=limits) as b:
                 client = LLMClient(b, GenerationSettings.for_model(self.model), cache)
                 comp = client.ask(msgs, sc.cache_tag)
         finally:

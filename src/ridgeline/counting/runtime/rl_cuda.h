@@ -79,20 +79,21 @@ void __rl_syncthreads(void);
 void __rl_syncwarp(void);
 unsigned long long __rl_shfl(unsigned long long v, int mode, int arg, int width);
 unsigned int __rl_ballot(int pred);
+unsigned long long __rl_warp_op(unsigned long long v, int op);
+int __rl_block_vote(int pred, int op);
 float __rl_expf_fast(float), __rl_logf_fast(float), __rl_sinf_fast(float),
     __rl_cosf_fast(float), __rl_powf_fast(float, float), __rl_fdividef(float, float),
     __rl_rsqrtf(float), __rl_rcpf(float), __rl_tanf_fast(float), __rl_exp10f_fast(float),
     __rl_log2f_fast(float), __rl_log10f_fast(float);
 }
 static const int warpSize = 32;
+#define RL_FN template <class = void> static inline /* see the atomics below */
 
 static inline void __syncthreads() { __rl_syncthreads(); }
-static inline int __syncthreads_count(int p) {
-  int n = __builtin_popcount(__rl_ballot(p));
-  __rl_syncthreads();
-  return n;
-}
-static inline void __syncwarp(unsigned = 0xffffffffu) { __rl_syncwarp(); }
+RL_FN int __syncthreads_count(int p) { return __rl_block_vote(p, 0); }
+RL_FN int __syncthreads_and(int p) { return __rl_block_vote(p, 1); }
+RL_FN int __syncthreads_or(int p) { return __rl_block_vote(p, 2); }
+RL_FN void __syncwarp(unsigned = 0xffffffffu) { __rl_syncwarp(); }
 static inline void __trap() { std::abort(); }
 static inline void __threadfence() {}
 static inline void __threadfence_block() {}
@@ -118,51 +119,78 @@ template <class T> static inline T __shfl(T v, int src, int w = 32) { return __r
 template <class T> static inline T __shfl_up(T v, unsigned d, int w = 32) { return __rl_shfl_t(v, 1, (int)d, w); }
 template <class T> static inline T __shfl_down(T v, unsigned d, int w = 32) { return __rl_shfl_t(v, 2, (int)d, w); }
 template <class T> static inline T __shfl_xor(T v, int m, int w = 32) { return __rl_shfl_t(v, 3, m, w); }
-static inline unsigned __ballot_sync(unsigned, int p) { return __rl_ballot(p); }
-static inline unsigned __ballot(int p) { return __rl_ballot(p); }
-static inline int __any_sync(unsigned, int p) { return __rl_ballot(p) != 0; }
-static inline int __all_sync(unsigned, int p) { return __rl_ballot(!p) == 0; }
-static inline int __any(int p) { return __rl_ballot(p) != 0; }
-static inline int __all(int p) { return __rl_ballot(!p) == 0; }
+RL_FN unsigned __ballot_sync(unsigned, int p) { return __rl_ballot(p); }
+RL_FN unsigned __ballot(int p) { return __rl_ballot(p); }
+RL_FN int __any_sync(unsigned, int p) { return __rl_ballot(p) != 0; }
+RL_FN int __all_sync(unsigned, int p) { return __rl_ballot(!p) == 0; }
+RL_FN int __any(int p) { return __rl_ballot(p) != 0; }
+RL_FN int __all(int p) { return __rl_ballot(!p) == 0; }
+/* warp collectives run in the runtime (__rl_warp_op): the GPU does each in one instruction */
+RL_FN unsigned __reduce_add_sync(unsigned, unsigned v) { return (unsigned)__rl_warp_op(v, 0); }
+RL_FN int __reduce_add_sync(unsigned, int v) { return (int)(unsigned)__rl_warp_op((unsigned)v, 0); }
+RL_FN int __reduce_min_sync(unsigned, int v) { return (int)(unsigned)__rl_warp_op((unsigned)v, 1); }
+RL_FN int __reduce_max_sync(unsigned, int v) { return (int)(unsigned)__rl_warp_op((unsigned)v, 2); }
+RL_FN unsigned __reduce_min_sync(unsigned, unsigned v) { return (unsigned)__rl_warp_op(v, 3); }
+RL_FN unsigned __reduce_max_sync(unsigned, unsigned v) { return (unsigned)__rl_warp_op(v, 4); }
+RL_FN unsigned __reduce_and_sync(unsigned, unsigned v) { return (unsigned)__rl_warp_op(v, 5); }
+RL_FN unsigned __reduce_or_sync(unsigned, unsigned v) { return (unsigned)__rl_warp_op(v, 6); }
+RL_FN unsigned __reduce_xor_sync(unsigned, unsigned v) { return (unsigned)__rl_warp_op(v, 7); }
+template <class T> static inline unsigned long long __rl_bits(T v) {
+  static_assert(sizeof(T) <= 8, "match of types wider than 8 bytes");
+  unsigned long long u = 0;
+  std::memcpy(&u, &v, sizeof(T));
+  return u;
+}
+template <class T> static inline unsigned __match_any_sync(unsigned, T v) { return (unsigned)__rl_warp_op(__rl_bits(v), 8); }
+template <class T> static inline unsigned __match_all_sync(unsigned, T v, int *pred) {
+  unsigned m = (unsigned)__rl_warp_op(__rl_bits(v), 9);
+  *pred = m != 0;
+  return m;
+}
 
 /* ---- atomics (fibers never preempt each other, so plain read-modify-write is atomic; the
- * __atomic builtins make them visible to the counter as atomics) -------------------------- */
+ * __atomic builtins make them visible to the counter as atomics). Every function the layer
+ * defines under a CUDA name is a template (RL_FN: one defaulted, never deduced parameter, so
+ * argument conversions stay those of a plain function): a program's own non-template
+ * function of the same signature (its atomicMax for doubles, its __popc) is then a distinct
+ * entity that overload resolution prefers, and the program keeps it. */
 #define RL_ATOM_INT(T)                                                                       \
-  static inline T atomicAdd(T *a, T v) { return __atomic_fetch_add(a, v, __ATOMIC_RELAXED); } \
-  static inline T atomicSub(T *a, T v) { return __atomic_fetch_sub(a, v, __ATOMIC_RELAXED); } \
-  static inline T atomicAnd(T *a, T v) { return __atomic_fetch_and(a, v, __ATOMIC_RELAXED); } \
-  static inline T atomicOr(T *a, T v) { return __atomic_fetch_or(a, v, __ATOMIC_RELAXED); }   \
-  static inline T atomicXor(T *a, T v) { return __atomic_fetch_xor(a, v, __ATOMIC_RELAXED); } \
-  static inline T atomicExch(T *a, T v) { return __atomic_exchange_n(a, v, __ATOMIC_RELAXED); } \
-  static inline T atomicMin(T *a, T v) { T o = *a; while (v < o && !__atomic_compare_exchange_n(a, &o, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {} return o; } \
-  static inline T atomicMax(T *a, T v) { T o = *a; while (v > o && !__atomic_compare_exchange_n(a, &o, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {} return o; } \
-  static inline T atomicCAS(T *a, T c, T v) { __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED); return c; }
+  RL_FN T atomicAdd(T *a, T v) { return __atomic_fetch_add(a, v, __ATOMIC_RELAXED); }        \
+  RL_FN T atomicSub(T *a, T v) { return __atomic_fetch_sub(a, v, __ATOMIC_RELAXED); }        \
+  RL_FN T atomicAnd(T *a, T v) { return __atomic_fetch_and(a, v, __ATOMIC_RELAXED); }        \
+  RL_FN T atomicOr(T *a, T v) { return __atomic_fetch_or(a, v, __ATOMIC_RELAXED); }          \
+  RL_FN T atomicXor(T *a, T v) { return __atomic_fetch_xor(a, v, __ATOMIC_RELAXED); }        \
+  RL_FN T atomicExch(T *a, T v) { return __atomic_exchange_n(a, v, __ATOMIC_RELAXED); }      \
+  RL_FN T atomicMin(T *a, T v) { T o = *a; while (v < o && !__atomic_compare_exchange_n(a, &o, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {} return o; } \
+  RL_FN T atomicMax(T *a, T v) { T o = *a; while (v > o && !__atomic_compare_exchange_n(a, &o, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {} return o; } \
+  RL_FN T atomicCAS(T *a, T c, T v) { __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED); return c; }
 RL_ATOM_INT(int)
 RL_ATOM_INT(unsigned int)
 RL_ATOM_INT(unsigned long long)
 RL_ATOM_INT(long long)
 #undef RL_ATOM_INT
-static inline unsigned atomicInc(unsigned *a, unsigned v) { unsigned o = *a; unsigned n = o >= v ? 0 : o + 1; __atomic_compare_exchange_n(a, &o, n, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED); return o; }
-static inline unsigned atomicDec(unsigned *a, unsigned v) { unsigned o = *a; unsigned n = (o == 0 || o > v) ? v : o - 1; __atomic_compare_exchange_n(a, &o, n, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED); return o; }
+RL_FN unsigned short atomicCAS(unsigned short *a, unsigned short c, unsigned short v) { __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED); return c; }
+RL_FN unsigned atomicInc(unsigned *a, unsigned v) { unsigned o = *a; unsigned n = o >= v ? 0 : o + 1; __atomic_compare_exchange_n(a, &o, n, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED); return o; }
+RL_FN unsigned atomicDec(unsigned *a, unsigned v) { unsigned o = *a; unsigned n = (o == 0 || o > v) ? v : o - 1; __atomic_compare_exchange_n(a, &o, n, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED); return o; }
 extern "C" {
 float __rl_atomic_f32(float *a, float v, int op);
 double __rl_atomic_f64(double *a, double v, int op);
 }
 /* floating-point atomics run in the (uninstrumented) runtime: a GPU atomic is not a FLOP */
-static inline float atomicAdd(float *a, float v) { return __rl_atomic_f32(a, v, 0); }
-static inline double atomicAdd(double *a, double v) { return __rl_atomic_f64(a, v, 0); }
-static inline float atomicSub(float *a, float v) { return __rl_atomic_f32(a, -v, 0); }
-static inline float atomicExch(float *a, float v) { return __rl_atomic_f32(a, v, 3); }
-static inline float atomicMin(float *a, float v) { return __rl_atomic_f32(a, v, 1); }
-static inline float atomicMax(float *a, float v) { return __rl_atomic_f32(a, v, 2); }
-static inline double atomicMin(double *a, double v) { return __rl_atomic_f64(a, v, 1); }
-static inline double atomicMax(double *a, double v) { return __rl_atomic_f64(a, v, 2); }
-#define atomicAdd_block atomicAdd
-#define atomicAdd_system atomicAdd
-#define atomicCAS_block atomicCAS
-#define atomicExch_block atomicExch
-#define atomicMax_block atomicMax
-#define atomicMin_block atomicMin
+RL_FN float atomicAdd(float *a, float v) { return __rl_atomic_f32(a, v, 0); }
+RL_FN double atomicAdd(double *a, double v) { return __rl_atomic_f64(a, v, 0); }
+RL_FN float atomicSub(float *a, float v) { return __rl_atomic_f32(a, -v, 0); }
+RL_FN float atomicExch(float *a, float v) { return __rl_atomic_f32(a, v, 3); }
+RL_FN float atomicMin(float *a, float v) { return __rl_atomic_f32(a, v, 1); }
+RL_FN float atomicMax(float *a, float v) { return __rl_atomic_f32(a, v, 2); }
+RL_FN double atomicMin(double *a, double v) { return __rl_atomic_f64(a, v, 1); }
+RL_FN double atomicMax(double *a, double v) { return __rl_atomic_f64(a, v, 2); }
+/* vector adds (sm_90, global memory): each component is one atomic add */
+RL_FN float2 atomicAdd(float2 *a, float2 v) { return float2{__rl_atomic_f32(&a->x, v.x, 0), __rl_atomic_f32(&a->y, v.y, 0)}; }
+RL_FN float4 atomicAdd(float4 *a, float4 v) { return float4{__rl_atomic_f32(&a->x, v.x, 0), __rl_atomic_f32(&a->y, v.y, 0), __rl_atomic_f32(&a->z, v.z, 0), __rl_atomic_f32(&a->w, v.w, 0)}; }
+/* the _block and _system scopes: one device, one address space, the same operation. Variadic
+ * forwarders, so that every overload (also those cuda_fp16/bf16 add) has both scopes */
+/* atomic*_block and atomic*_system: at the end of rl_cuda_api.h, after the half overloads */
 
 /* ---- math and bit intrinsics ----------------------------------------------------------- */
 using std::max;
@@ -226,40 +254,132 @@ static inline double __dadd_rn(double a, double b) { return a + b; }
 static inline double __dmul_rn(double a, double b) { return a * b; }
 static inline double __ddiv_rn(double a, double b) { return a / b; }
 static inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
-static inline int __float2int_rn(float x) { return (int)nearbyintf(x); }
-static inline int __float2int_rz(float x) { return (int)x; }
-static inline int __float2int_rd(float x) { return (int)floorf(x); }
-static inline int __float2int_ru(float x) { return (int)ceilf(x); }
-static inline unsigned __float2uint_rn(float x) { return (unsigned)nearbyintf(x); }
-static inline unsigned __float2uint_rz(float x) { return (unsigned)x; }
-static inline float __int2float_rn(int x) { return (float)x; }
-static inline float __uint2float_rn(unsigned x) { return (float)x; }
-static inline int __double2int_rn(double x) { return (int)nearbyint(x); }
-static inline int __double2int_rz(double x) { return (int)x; }
-static inline float __double2float_rn(double x) { return (float)x; }
-static inline int __float_as_int(float x) { int r; std::memcpy(&r, &x, 4); return r; }
-static inline unsigned __float_as_uint(float x) { unsigned r; std::memcpy(&r, &x, 4); return r; }
-static inline float __int_as_float(int x) { float r; std::memcpy(&r, &x, 4); return r; }
-static inline float __uint_as_float(unsigned x) { float r; std::memcpy(&r, &x, 4); return r; }
-static inline long long __double_as_longlong(double x) { long long r; std::memcpy(&r, &x, 8); return r; }
-static inline double __longlong_as_double(long long x) { double r; std::memcpy(&r, &x, 8); return r; }
-static inline int __double2hiint(double x) { return (int)(__double_as_longlong(x) >> 32); }
-static inline int __double2loint(double x) { return (int)__double_as_longlong(x); }
-static inline double __hiloint2double(int hi, int lo) { return __longlong_as_double(((long long)hi << 32) | (unsigned)lo); }
-static inline int __popc(unsigned x) { return __builtin_popcount(x); }
-static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
-static inline int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
-static inline int __clzll(long long x) { return x ? __builtin_clzll((unsigned long long)x) : 64; }
-static inline int __ffs(int x) { return __builtin_ffs(x); }
-static inline int __ffsll(long long x) { return __builtin_ffsll(x); }
-static inline unsigned __brev(unsigned x) { x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1); x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2); x = ((x >> 4) & 0x0F0F0F0Fu) | ((x & 0x0F0F0F0Fu) << 4); x = ((x >> 8) & 0x00FF00FFu) | ((x & 0x00FF00FFu) << 8); return (x >> 16) | (x << 16); }
-static inline unsigned long long __brevll(unsigned long long x) { return ((unsigned long long)__brev((unsigned)x) << 32) | __brev((unsigned)(x >> 32)); }
-static inline int __mul24(int a, int b) { return a * b; }
-static inline unsigned __umul24(unsigned a, unsigned b) { return a * b; }
-static inline int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
-static inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
-static inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) { return (unsigned long long)(((unsigned __int128)a * b) >> 64); }
-static inline long long __mul64hi(long long a, long long b) { return (long long)(((__int128)a * b) >> 64); }
+/* type casting: the rounding modes of the CUDA Math API. Float -> integer rounds first
+ * (floor, ceil, trunc, nearbyint: no counted op) then converts (one conversion, as the GPU's
+ * F2I.FLOOR & co.). Conversions that round to a narrower floating type convert to nearest
+ * and step one unit toward the wanted direction when that went past the exact value (the
+ * comparisons are exact: both sides hold integers, or the double holds the float exactly) */
+template <class F, class B> static inline F __rl_step(F f, bool up) {
+  B b; std::memcpy(&b, &f, sizeof b);
+  if (f == 0) b = up ? 1 : (B)1 << (sizeof(B) * 8 - 1) | 1;  /* the smallest subnormal */
+  else b = (f > 0) == up ? b + 1 : b - 1;
+  std::memcpy(&f, &b, sizeof b);
+  return f;
+}
+/* x rounded to F by direction d (0 nearest, 1 down, 2 up, 3 toward zero). Against an integer
+ * x the nearest F is an integer: compared in X unless it rounded up past X's range (to a power
+ * of two above X's maximum) */
+template <class X, class F> static inline F __rl_int_limit() {
+  return std::is_floating_point<X>::value ? std::numeric_limits<F>::infinity()
+                                          : (F)std::numeric_limits<typename std::conditional<
+                                                std::is_floating_point<X>::value, int, X>::type>::max();
+}
+template <class F, class B, class X> static inline F __rl_round_to(X x, int d) {
+  F f = (F)x;
+  if (d == 0 || f != f) return f;
+  bool past = !std::is_floating_point<X>::value && f >= __rl_int_limit<X, F>();
+  bool gt = past || (X)f > x, lt = !past && (X)f < x;
+  if ((d == 1 || (d == 3 && x > 0)) && gt) return __rl_step<F, B>(f, false);
+  if ((d == 2 || (d == 3 && x < 0)) && lt) return __rl_step<F, B>(f, true);
+  return f;
+}
+#define RL_F2I(SRC, S, DST, D, NEAR, FLOOR, CEIL, TRUNC)                                     \
+  RL_FN DST __##S##2##D##_rn(SRC x) { return (DST)NEAR(x); }                                \
+  RL_FN DST __##S##2##D##_rd(SRC x) { return (DST)FLOOR(x); }                               \
+  RL_FN DST __##S##2##D##_ru(SRC x) { return (DST)CEIL(x); }                                \
+  RL_FN DST __##S##2##D##_rz(SRC x) { return (DST)TRUNC(x); }
+RL_F2I(float, float, int, int, nearbyintf, floorf, ceilf, truncf)
+RL_F2I(float, float, unsigned, uint, nearbyintf, floorf, ceilf, truncf)
+RL_F2I(float, float, long long, ll, nearbyintf, floorf, ceilf, truncf)
+RL_F2I(float, float, unsigned long long, ull, nearbyintf, floorf, ceilf, truncf)
+RL_F2I(double, double, int, int, std::nearbyint, std::floor, std::ceil, std::trunc)
+RL_F2I(double, double, unsigned, uint, std::nearbyint, std::floor, std::ceil, std::trunc)
+RL_F2I(double, double, long long, ll, std::nearbyint, std::floor, std::ceil, std::trunc)
+RL_F2I(double, double, unsigned long long, ull, std::nearbyint, std::floor, std::ceil, std::trunc)
+#undef RL_F2I
+#define RL_TOF(SRC, S, DST, D, B)                                                            \
+  RL_FN DST __##S##2##D##_rn(SRC x) { return (DST)x; }                                      \
+  RL_FN DST __##S##2##D##_rd(SRC x) { return __rl_round_to<DST, B, SRC>(x, 1); }            \
+  RL_FN DST __##S##2##D##_ru(SRC x) { return __rl_round_to<DST, B, SRC>(x, 2); }            \
+  RL_FN DST __##S##2##D##_rz(SRC x) { return __rl_round_to<DST, B, SRC>(x, 3); }
+RL_TOF(double, double, float, float, unsigned)
+RL_TOF(int, int, float, float, unsigned)
+RL_TOF(unsigned, uint, float, float, unsigned)
+RL_TOF(long long, ll, float, float, unsigned)
+RL_TOF(unsigned long long, ull, float, float, unsigned)
+RL_TOF(long long, ll, double, double, unsigned long long)
+RL_TOF(unsigned long long, ull, double, double, unsigned long long)
+#undef RL_TOF
+RL_FN double __int2double_rn(int x) { return (double)x; }
+RL_FN double __uint2double_rn(unsigned x) { return (double)x; }
+RL_FN int __float_as_int(float x) { int r; std::memcpy(&r, &x, 4); return r; }
+RL_FN unsigned __float_as_uint(float x) { unsigned r; std::memcpy(&r, &x, 4); return r; }
+RL_FN float __int_as_float(int x) { float r; std::memcpy(&r, &x, 4); return r; }
+RL_FN float __uint_as_float(unsigned x) { float r; std::memcpy(&r, &x, 4); return r; }
+RL_FN long long __double_as_longlong(double x) { long long r; std::memcpy(&r, &x, 8); return r; }
+RL_FN double __longlong_as_double(long long x) { double r; std::memcpy(&r, &x, 8); return r; }
+RL_FN int __double2hiint(double x) { return (int)(__double_as_longlong(x) >> 32); }
+RL_FN int __double2loint(double x) { return (int)__double_as_longlong(x); }
+RL_FN double __hiloint2double(int hi, int lo) { return __longlong_as_double((long long)(((unsigned long long)(unsigned)hi << 32) | (unsigned)lo)); }
+/* integer intrinsics */
+RL_FN int __popc(unsigned x) { return __builtin_popcount(x); }
+RL_FN int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+RL_FN int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
+RL_FN int __clzll(long long x) { return x ? __builtin_clzll((unsigned long long)x) : 64; }
+RL_FN int __ffs(int x) { return __builtin_ffs(x); }
+RL_FN int __ffsll(long long x) { return __builtin_ffsll(x); }
+RL_FN unsigned __brev(unsigned x) { return __builtin_bitreverse32(x); }
+RL_FN unsigned long long __brevll(unsigned long long x) { return __builtin_bitreverse64(x); }
+/* the low 24 bits of each operand (sign-extended for __mul24), the low 32 of the product */
+RL_FN int __mul24(int a, int b) { return (int)((unsigned)((a << 8) >> 8) * (unsigned)((b << 8) >> 8)); }
+RL_FN unsigned __umul24(unsigned a, unsigned b) { return (a & 0xffffffu) * (b & 0xffffffu); }
+RL_FN int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
+RL_FN unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
+RL_FN unsigned long long __umul64hi(unsigned long long a, unsigned long long b) { return (unsigned long long)(((unsigned __int128)a * b) >> 64); }
+RL_FN long long __mul64hi(long long a, long long b) { return (long long)(((__int128)a * b) >> 64); }
+RL_FN int __hadd(int a, int b) { return (int)(((long long)a + b) >> 1); }
+RL_FN int __rhadd(int a, int b) { return (int)(((long long)a + b + 1) >> 1); }
+RL_FN unsigned __uhadd(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a + b) >> 1); }
+RL_FN unsigned __urhadd(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a + b + 1) >> 1); }
+RL_FN unsigned __sad(int a, int b, unsigned c) { return (unsigned)(a > b ? (long long)a - b : (long long)b - a) + c; }
+RL_FN unsigned __usad(unsigned a, unsigned b, unsigned c) { return (a > b ? a - b : b - a) + c; }
+RL_FN unsigned __byte_perm(unsigned x, unsigned y, unsigned s) { unsigned long long v = ((unsigned long long)y << 32) | x; unsigned r = 0; for (int i = 0; i < 4; i++) { unsigned sel = (s >> (4 * i)) & 7; r |= (unsigned)((v >> (8 * sel)) & 0xff) << (8 * i); } return r; }
+/* funnel shifts of the 64-bit hi:lo: by the amount mod 32, or (lc, rc) clamped to 32 */
+RL_FN unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned s) { s &= 31; return s ? (hi << s) | (lo >> (32 - s)) : hi; }
+RL_FN unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned s) { s &= 31; return s ? (lo >> s) | (hi << (32 - s)) : lo; }
+RL_FN unsigned __funnelshift_lc(unsigned lo, unsigned hi, unsigned s) { return s >= 32 ? lo : __funnelshift_l(lo, hi, s); }
+RL_FN unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned s) { return s >= 32 ? hi : __funnelshift_r(lo, hi, s); }
+/* the n-th set bit of mask from base toward the high (offset > 0) or low (< 0) bits; base
+ * itself when offset is 0 and its bit is set; 0xffffffff when there is none */
+RL_FN unsigned __fns(unsigned mask, unsigned base, int offset) {
+  if (base > 31) return 0xffffffffu;
+  if (offset == 0) return (mask >> base) & 1u ? base : 0xffffffffu;
+  int step = offset > 0 ? 1 : -1, n = offset > 0 ? offset : -offset;
+  for (int b = (int)base; b >= 0 && b < 32; b += step)
+    if (((mask >> b) & 1u) && --n == 0) return (unsigned)b;
+  return 0xffffffffu;
+}
+/* dot products of bytes (dp4a) and of halfwords with two bytes (dp2a: the low or high two
+ * bytes of b), accumulated in 32 bits: one instruction on the GPU, computed in the runtime and
+ * counted as one integer operation (mathops.INT_CALL_OPS) */
+extern "C" unsigned __rl_dp4a(unsigned a, unsigned b, unsigned c, int sgn);
+extern "C" unsigned __rl_dp2a(unsigned a, unsigned b, unsigned c, int sgn, int hi);
+static inline unsigned __rl_pack4(char4 v) { unsigned r; std::memcpy(&r, &v, 4); return r; }
+static inline unsigned __rl_pack4(uchar4 v) { unsigned r; std::memcpy(&r, &v, 4); return r; }
+static inline unsigned __rl_pack2(short2 v) { unsigned r; std::memcpy(&r, &v, 4); return r; }
+static inline unsigned __rl_pack2(ushort2 v) { unsigned r; std::memcpy(&r, &v, 4); return r; }
+RL_FN int __dp4a(int a, int b, int c) { return (int)__rl_dp4a((unsigned)a, (unsigned)b, (unsigned)c, 1); }
+RL_FN unsigned __dp4a(unsigned a, unsigned b, unsigned c) { return __rl_dp4a(a, b, c, 0); }
+RL_FN int __dp4a(char4 a, char4 b, int c) { return (int)__rl_dp4a(__rl_pack4(a), __rl_pack4(b), (unsigned)c, 1); }
+RL_FN unsigned __dp4a(uchar4 a, uchar4 b, unsigned c) { return __rl_dp4a(__rl_pack4(a), __rl_pack4(b), c, 0); }
+RL_FN int __dp2a_lo(int a, int b, int c) { return (int)__rl_dp2a((unsigned)a, (unsigned)b, (unsigned)c, 1, 0); }
+RL_FN unsigned __dp2a_lo(unsigned a, unsigned b, unsigned c) { return __rl_dp2a(a, b, c, 0, 0); }
+RL_FN int __dp2a_lo(short2 a, char4 b, int c) { return (int)__rl_dp2a(__rl_pack2(a), __rl_pack4(b), (unsigned)c, 1, 0); }
+RL_FN unsigned __dp2a_lo(ushort2 a, uchar4 b, unsigned c) { return __rl_dp2a(__rl_pack2(a), __rl_pack4(b), c, 0, 0); }
+RL_FN int __dp2a_hi(int a, int b, int c) { return (int)__rl_dp2a((unsigned)a, (unsigned)b, (unsigned)c, 1, 1); }
+RL_FN unsigned __dp2a_hi(unsigned a, unsigned b, unsigned c) { return __rl_dp2a(a, b, c, 0, 1); }
+RL_FN int __dp2a_hi(short2 a, char4 b, int c) { return (int)__rl_dp2a(__rl_pack2(a), __rl_pack4(b), (unsigned)c, 1, 1); }
+RL_FN unsigned __dp2a_hi(ushort2 a, uchar4 b, unsigned c) { return __rl_dp2a(__rl_pack2(a), __rl_pack4(b), c, 0, 1); }
 /* SIMD within a word: 4 byte lanes or 2 halfword lanes, each lane as its own integer */
 template <int L, class T, class F> static inline unsigned __rl_lanes(unsigned a, unsigned b, F f) {
   unsigned r = 0;
@@ -371,13 +491,6 @@ static inline unsigned __vibmax_s16x2(unsigned a, unsigned b, bool *hi, bool *lo
 static inline unsigned __vibmin_s16x2(unsigned a, unsigned b, bool *hi, bool *lo) { return __rl_ib16x2<short, false>(a, b, hi, lo); }
 static inline unsigned __vibmax_u16x2(unsigned a, unsigned b, bool *hi, bool *lo) { return __rl_ib16x2<unsigned short, true>(a, b, hi, lo); }
 static inline unsigned __vibmin_u16x2(unsigned a, unsigned b, bool *hi, bool *lo) { return __rl_ib16x2<unsigned short, false>(a, b, hi, lo); }
-static inline int __sad(int a, int b, unsigned c) { return (a > b ? a - b : b - a) + (int)c; }
-static inline unsigned __usad(unsigned a, unsigned b, unsigned c) { return (a > b ? a - b : b - a) + c; }
-static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) { unsigned long long v = ((unsigned long long)y << 32) | x; unsigned r = 0; for (int i = 0; i < 4; i++) { unsigned sel = (s >> (4 * i)) & 7; r |= (unsigned)((v >> (8 * sel)) & 0xff) << (8 * i); } return r; }
-static inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned s) { s &= 31; return s ? (hi << s) | (lo >> (32 - s)) : hi; }
-static inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned s) { s &= 31; return s ? (lo >> s) | (hi << (32 - s)) : lo; }
-static inline int __hadd(int a, int b) { return (int)(((long long)a + b) >> 1); }
-static inline int __rhadd(int a, int b) { return (int)(((long long)a + b + 1) >> 1); }
 template <class T> static inline T __ldg(const T *p) { return *p; }
 template <class T> static inline T __ldcs(const T *p) { return *p; }
 template <class T> static inline T __ldcg(const T *p) { return *p; }

@@ -6,7 +6,8 @@ enum cudaError { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllo
                  cudaErrorInitializationError = 3, cudaErrorInvalidDevice = 101,
                  cudaErrorInvalidConfiguration = 9, cudaErrorInvalidDevicePointer = 17,
                  cudaErrorInvalidMemcpyDirection = 21, cudaErrorNoDevice = 100,
-                 cudaErrorNotReady = 600, cudaErrorLaunchOutOfResources = 701,
+                 cudaErrorNotReady = 600, cudaErrorHostMemoryAlreadyRegistered = 712,
+                 cudaErrorHostMemoryNotRegistered = 713, cudaErrorLaunchOutOfResources = 701,
                  cudaErrorAssert = 710, cudaErrorLaunchFailure = 719,
                  cudaErrorUnknown = 999 };
 typedef enum cudaError cudaError_t;
@@ -36,8 +37,17 @@ typedef CUevent_st *cudaEvent_t;
 #define cudaEventBlockingSync 1
 #define cudaEventDisableTiming 2
 #define cudaHostAllocDefault 0
+#define cudaHostAllocPortable 1
 #define cudaHostAllocMapped 2
+#define cudaHostAllocWriteCombined 4
+#define cudaHostRegisterDefault 0
+#define cudaHostRegisterPortable 1
+#define cudaHostRegisterMapped 2
+#define cudaHostRegisterIoMemory 4
+#define cudaHostRegisterReadOnly 8
 #define cudaMemAttachGlobal 1
+#define cudaMemAttachHost 2
+#define cudaMemAttachSingle 4
 #define cudaCpuDeviceId (-1)
 struct cudaDeviceProp {
   char name[256]; size_t totalGlobalMem, sharedMemPerBlock; int regsPerBlock, warpSize;
@@ -55,6 +65,9 @@ struct cudaFuncAttributes { size_t sharedSizeBytes, constSizeBytes, localSizeByt
 
 extern "C" {
 cudaError_t __rl_malloc(void **p, size_t n);
+void __rl_host_flags_set(const void *p, unsigned f);
+void __rl_host_flags_forget(const void *p);
+int __rl_host_flags_get(const void *p, unsigned *f);
 cudaError_t cudaFree(void *p);
 cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind k);
 cudaError_t cudaMemset(void *d, int v, size_t n);
@@ -67,11 +80,75 @@ void __rl_run_launch(const char *name, dim3 g, dim3 b, size_t shmem, void *ctx,
 }
 template <class T> static inline cudaError_t cudaMalloc(T **p, size_t n) { return __rl_malloc((void **)p, n); }
 template <class T> static inline cudaError_t cudaMallocManaged(T **p, size_t n, unsigned = 1) { return __rl_malloc((void **)p, n); }
-template <class T> static inline cudaError_t cudaMallocHost(T **p, size_t n, unsigned = 0) { return __rl_malloc((void **)p, n); }
-template <class T> static inline cudaError_t cudaHostAlloc(T **p, size_t n, unsigned = 0) { return __rl_malloc((void **)p, n); }
+template <class T> static inline cudaError_t cudaMallocHost(T **p, size_t n, unsigned f = 0) { cudaError_t e = __rl_malloc((void **)p, n); if (e == cudaSuccess) __rl_host_flags_set(*p, f); return e; }
+template <class T> static inline cudaError_t cudaHostAlloc(T **p, size_t n, unsigned f = 0) { cudaError_t e = __rl_malloc((void **)p, n); if (e == cudaSuccess) __rl_host_flags_set(*p, f); return e; }
 template <class T> static inline cudaError_t cudaMallocPitch(T **p, size_t *pitch, size_t w, size_t h) { *pitch = (w + 255) / 256 * 256; return __rl_malloc((void **)p, *pitch * h); }
 template <class T> static inline cudaError_t cudaHostGetDevicePointer(T **d, void *h, unsigned) { *d = (T *)h; return cudaSuccess; }
-static inline cudaError_t cudaFreeHost(void *p) { return cudaFree(p); }
+static inline cudaError_t cudaFreeHost(void *p) { __rl_host_flags_forget(p); return cudaFree(p); }
+/* the C forms beside the templates (a void ** argument picks these) */
+static inline cudaError_t cudaMallocHost(void **p, size_t n) { cudaError_t e = __rl_malloc(p, n); if (e == cudaSuccess) __rl_host_flags_set(*p, 0); return e; }
+static inline cudaError_t cudaHostAlloc(void **p, size_t n, unsigned f) { cudaError_t e = __rl_malloc(p, n); if (e == cudaSuccess) __rl_host_flags_set(*p, f); return e; }
+static inline cudaError_t cudaMallocManaged(void **p, size_t n, unsigned = cudaMemAttachGlobal) { return __rl_malloc(p, n); }
+static inline cudaError_t cudaHostGetDevicePointer(void **d, void *h, unsigned) { *d = h; return cudaSuccess; }
+/* host memory is device memory here: registering pins nothing, it remembers the flags */
+static inline cudaError_t cudaHostRegister(void *p, size_t, unsigned f) { if (!p) return cudaErrorInvalidValue; __rl_host_flags_set(p, f); return cudaSuccess; }
+static inline cudaError_t cudaHostUnregister(void *p) { unsigned f; if (!__rl_host_flags_get(p, &f)) return cudaErrorHostMemoryNotRegistered; __rl_host_flags_forget(p); return cudaSuccess; }
+static inline cudaError_t cudaHostGetFlags(unsigned *f, void *p) { return __rl_host_flags_get(p, f) ? cudaSuccess : cudaErrorInvalidValue; }
+
+/* ---- stream-ordered allocation: streams run in order here, so an allocation is ready at
+ * once and a free takes effect at once; a pool keeps its attributes --------------------- */
+enum cudaMemPoolAttr { cudaMemPoolReuseFollowEventDependencies = 1,
+                       cudaMemPoolReuseAllowOpportunistic = 2,
+                       cudaMemPoolReuseAllowInternalDependencies = 3,
+                       cudaMemPoolAttrReleaseThreshold = 4, cudaMemPoolAttrReservedMemCurrent = 5,
+                       cudaMemPoolAttrReservedMemHigh = 6, cudaMemPoolAttrUsedMemCurrent = 7,
+                       cudaMemPoolAttrUsedMemHigh = 8 };
+enum cudaMemAllocationType { cudaMemAllocationTypeInvalid = 0, cudaMemAllocationTypePinned = 1 };
+enum cudaMemAllocationHandleType { cudaMemHandleTypeNone = 0, cudaMemHandleTypePosixFileDescriptor = 1 };
+enum cudaMemLocationType { cudaMemLocationTypeInvalid = 0, cudaMemLocationTypeDevice = 1 };
+enum cudaMemAccessFlags { cudaMemAccessFlagsProtNone = 0, cudaMemAccessFlagsProtRead = 1,
+                          cudaMemAccessFlagsProtReadWrite = 3 };
+struct cudaMemLocation { cudaMemLocationType type; int id; };
+struct cudaMemAccessDesc { cudaMemLocation location; cudaMemAccessFlags flags; };
+struct cudaMemPoolProps {
+  cudaMemAllocationType allocType; cudaMemAllocationHandleType handleTypes;
+  cudaMemLocation location; void *win32SecurityAttributes; size_t maxSize;
+  unsigned short usage; unsigned char reserved[54];
+};
+struct CUmemPoolHandle_st { unsigned long long attr[9]; };
+typedef CUmemPoolHandle_st *cudaMemPool_t;
+/* one default pool for the program (an inline function's static is shared by every unit) */
+inline cudaMemPool_t __rl_default_pool() {
+  static CUmemPoolHandle_st pool = {{0, 1, 1, 1, 0, 0, 0, 0, 0}};
+  return &pool;
+}
+inline cudaMemPool_t &__rl_current_pool() { static cudaMemPool_t cur = __rl_default_pool(); return cur; }
+static inline cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t = 0) { return __rl_malloc(p, n); }
+static inline cudaError_t cudaMallocFromPoolAsync(void **p, size_t n, cudaMemPool_t pool, cudaStream_t) { return pool ? __rl_malloc(p, n) : cudaErrorInvalidValue; }
+template <class T> static inline cudaError_t cudaMallocAsync(T **p, size_t n, cudaStream_t s = 0) { return cudaMallocAsync((void **)p, n, s); }
+template <class T> static inline cudaError_t cudaMallocAsync(T **p, size_t n, cudaMemPool_t pool, cudaStream_t s) { return cudaMallocFromPoolAsync((void **)p, n, pool, s); }
+template <class T> static inline cudaError_t cudaMallocFromPoolAsync(T **p, size_t n, cudaMemPool_t pool, cudaStream_t s) { return cudaMallocFromPoolAsync((void **)p, n, pool, s); }
+static inline cudaError_t cudaFreeAsync(void *p, cudaStream_t = 0) { return cudaFree(p); }
+static inline cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int) { *pool = __rl_default_pool(); return cudaSuccess; }
+static inline cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *pool, int) { *pool = __rl_current_pool(); return cudaSuccess; }
+static inline cudaError_t cudaDeviceSetMemPool(int, cudaMemPool_t pool) { if (!pool) return cudaErrorInvalidValue; __rl_current_pool() = pool; return cudaSuccess; }
+static inline cudaError_t cudaMemPoolCreate(cudaMemPool_t *pool, const cudaMemPoolProps *) { *pool = new CUmemPoolHandle_st{{0, 1, 1, 1, 0, 0, 0, 0, 0}}; return cudaSuccess; }
+static inline cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) { if (!pool || pool == __rl_default_pool()) return cudaErrorInvalidValue; delete pool; return cudaSuccess; }
+/* reuse switches are ints, the others 64-bit byte counts (the memory figures stay 0: the
+ * allocations are not pooled) */
+static inline cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr a, void *v) {
+  if (!pool || a < 1 || a > 8 || !v) return cudaErrorInvalidValue;
+  pool->attr[a] = a <= 3 ? (unsigned long long)*(int *)v : *(unsigned long long *)v;
+  return cudaSuccess;
+}
+static inline cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr a, void *v) {
+  if (!pool || a < 1 || a > 8 || !v) return cudaErrorInvalidValue;
+  if (a <= 3) *(int *)v = (int)pool->attr[a]; else *(unsigned long long *)v = pool->attr[a];
+  return cudaSuccess;
+}
+static inline cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) { return pool ? cudaSuccess : cudaErrorInvalidValue; }
+static inline cudaError_t cudaMemPoolSetAccess(cudaMemPool_t pool, const cudaMemAccessDesc *, size_t) { return pool ? cudaSuccess : cudaErrorInvalidValue; }
+static inline cudaError_t cudaMemPoolGetAccess(cudaMemAccessFlags *f, cudaMemPool_t pool, cudaMemLocation *) { *f = cudaMemAccessFlagsProtReadWrite; return pool ? cudaSuccess : cudaErrorInvalidValue; }
 static inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k, cudaStream_t = 0) { return cudaMemcpy(d, s, n, k); }
 static inline cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t = 0) { return cudaMemset(d, v, n); }
 static inline cudaError_t cudaMemcpy2D(void *d, size_t dp, const void *s, size_t sp, size_t w, size_t h, cudaMemcpyKind) { for (size_t i = 0; i < h; i++) std::memcpy((char *)d + i * dp, (const char *)s + i * sp, w); return cudaSuccess; }
@@ -82,7 +159,10 @@ template <class T> static inline cudaError_t cudaMemcpyToSymbolAsync(T &sym, con
 template <class T> static inline cudaError_t cudaMemcpyFromSymbol(void *d, const T &sym, size_t n, size_t off = 0, cudaMemcpyKind = cudaMemcpyDeviceToHost) { std::memcpy(d, (const char *)&sym + off, n); return cudaSuccess; }
 template <class T> static inline cudaError_t cudaGetSymbolAddress(void **p, T &sym) { *p = (void *)&sym; return cudaSuccess; }
 static inline cudaError_t cudaMemPrefetchAsync(const void *, size_t, int, cudaStream_t = 0) { return cudaSuccess; }
-static inline cudaError_t cudaMemAdvise(const void *, size_t, int, int) { return cudaSuccess; }
+enum cudaMemoryAdvise { cudaMemAdviseSetReadMostly = 1, cudaMemAdviseUnsetReadMostly = 2,
+                        cudaMemAdviseSetPreferredLocation = 3, cudaMemAdviseUnsetPreferredLocation = 4,
+                        cudaMemAdviseSetAccessedBy = 5, cudaMemAdviseUnsetAccessedBy = 6 };
+static inline cudaError_t cudaMemAdvise(const void *, size_t, cudaMemoryAdvise, int) { return cudaSuccess; }
 static inline cudaError_t cudaMemGetInfo(size_t *f, size_t *t) { *f = (size_t)8 << 30; *t = (size_t)10 << 30; return cudaSuccess; }
 static inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
 static inline cudaError_t cudaThreadSynchronize() { return cudaSuccess; }
@@ -126,6 +206,15 @@ static inline cudaError_t cudaRuntimeGetVersion(int *v) { *v = 12000; return cud
 typedef _Float16 __half;
 typedef _Float16 half;
 struct __attribute__((aligned(4))) __half2 { __half x, y; };
+/* the bits of a half (NVIDIA's header has them as the storage behind __half) */
+struct __half_raw {
+  unsigned short x;
+  __half_raw() = default;
+  __half_raw(__half h) { std::memcpy(&x, &h, 2); }
+  operator __half() const { __half h; std::memcpy(&h, &x, 2); return h; }
+  static __half_raw raw(unsigned short v) { __half_raw r; r.x = v; return r; }
+};
+struct __half2_raw { unsigned short x, y; };
 typedef __half2 half2;
 static inline __half __float2half(float f) { return (__half)f; }
 static inline __half __float2half_rn(float f) { return (__half)f; }
@@ -174,7 +263,20 @@ static inline __half2 operator+(__half2 a, __half2 b) { return __half2{a.x + b.x
 static inline __half2 operator-(__half2 a, __half2 b) { return __half2{a.x - b.x, a.y - b.y}; }
 static inline __half2 operator*(__half2 a, __half2 b) { return __half2{a.x * b.x, a.y * b.y}; }
 static inline __half2 operator-(__half2 a) { return __half2{-a.x, -a.y}; }
-static inline __half atomicAdd(__half *a, __half v) { __half o = *a; *a = o + v; return o; }
+RL_FN __half atomicAdd(__half *a, __half v) { __half o = *a; *a = o + v; return o; }
+RL_FN __half2 atomicAdd(__half2 *a, __half2 v) { __half2 o = *a; a->x = o.x + v.x; a->y = o.y + v.y; return o; }
+/* the _block and _system scopes: one device, one address space, the same operation. Variadic
+ * forwarders, after every overload here (class types such as cuda_bf16.h's are found by
+ * argument-dependent lookup) */
+#define RL_ATOM_SCOPES(OP)                                                                   \
+  template <class... A> static inline auto OP##_block(A... a) -> decltype(OP(a...)) { return OP(a...); } \
+  template <class... A> static inline auto OP##_system(A... a) -> decltype(OP(a...)) { return OP(a...); }
+RL_ATOM_SCOPES(atomicAdd) RL_ATOM_SCOPES(atomicSub) RL_ATOM_SCOPES(atomicExch)
+RL_ATOM_SCOPES(atomicMin) RL_ATOM_SCOPES(atomicMax) RL_ATOM_SCOPES(atomicInc)
+RL_ATOM_SCOPES(atomicDec) RL_ATOM_SCOPES(atomicCAS) RL_ATOM_SCOPES(atomicAnd)
+RL_ATOM_SCOPES(atomicOr) RL_ATOM_SCOPES(atomicXor)
+#undef RL_ATOM_SCOPES
+
 
 /* std::apply is C++17; programs may be built as C++14 */
 template <class F, class T, std::size_t... I>

@@ -277,6 +277,60 @@ unsigned int __rl_ballot(int pred) {
   return m;
 }
 
+// a warp's collective on the live lanes' values (__reduce_*_sync, __match_*_sync): op 0 add,
+// 1/2 signed min/max, 3/4 unsigned min/max, 5 and, 6 or, 7 xor (32-bit), 8 the lanes holding
+// the caller's value, 9 all lanes (mask) when every live lane holds one value, else 0
+unsigned long long __rl_warp_op(unsigned long long v, int op) {
+  if (cur < 0) return op == 8 || op == 9 ? 1ull : v;
+  int me = cur, base = me & ~31;
+  warp_slot[me] = v;
+  yield_to_scheduler(WAIT_WARP);
+  unsigned long long r = op == 5 ? ~0ull : 0, mask = 0;
+  bool first = true, same = true;
+  for (int t = base; t < base + 32 && t < nthreads; t++) {
+    if (fibers[t].st == DONE) continue;
+    unsigned long long x = warp_slot[t];
+    unsigned u = (unsigned)x, ru = (unsigned)r;
+    int s = (int)u, rs = (int)ru;
+    switch (op) {
+    case 0: r = (unsigned)(ru + u); break;
+    case 1: r = (unsigned)(first || s < rs ? s : rs); break;
+    case 2: r = (unsigned)(first || s > rs ? s : rs); break;
+    case 3: r = first || u < ru ? u : ru; break;
+    case 4: r = first || u > ru ? u : ru; break;
+    case 5: r &= u; break;
+    case 6: r |= u; break;
+    case 7: r ^= u; break;
+    default: break;
+    }
+    if (x == v) mask |= 1ull << (t - base);
+    if (x != warp_slot[me]) same = false;
+    first = false;
+  }
+  yield_to_scheduler(WAIT_WARP);
+  cur = me;
+  if (op == 8) return mask;
+  if (op == 9) return same ? mask : 0;
+  return r;
+}
+
+// __syncthreads_count / _and / _or (op 0, 1, 2): a barrier that also combines every live
+// thread's predicate in the block
+static std::vector<int> block_pred;
+int __rl_block_vote(int pred, int op) {
+  if (cur < 0) return pred != 0;
+  int me = cur;
+  if ((int)block_pred.size() < nthreads) block_pred.resize(nthreads);
+  block_pred[me] = pred != 0;
+  yield_to_scheduler(WAIT_BLOCK);
+  int n = 0, live = 0;
+  for (int t = 0; t < nthreads; t++)
+    if (fibers[t].st != DONE) { live++; n += block_pred[t]; }
+  yield_to_scheduler(WAIT_BLOCK);
+  cur = me;
+  return op == 0 ? n : op == 1 ? n == live : n > 0;
+}
+
 void __rl_run_launch(const char *name, dim3 g, dim3 b, size_t, void *ctx, void (*fn)(void *)) {
   static int shared_set = 0;
   if (!shared_set) {
@@ -365,6 +419,65 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
   return cudaSuccess;
 }
 
+// fp8 (cuda_fp8.h): kind 0 e4m3 (bias 7, 3 mantissa bits, no infinity, NaN 0x7f, largest
+// 448), kind 1 e5m2 (bias 15, 2 mantissa bits, infinity 0x7c, largest 57344); round to
+// nearest even; *sat* clamps what overflows to the largest finite value, else e4m3 gives NaN
+// and e5m2 infinity. Run here, uninstrumented: the GPU converts in one instruction
+unsigned char __rl_to_fp8(double x, int sat, int kind) {
+  int mb = kind ? 2 : 3, bias = kind ? 15 : 7;
+  unsigned maxcode = kind ? 0x7b : 0x7e, sign = std::signbit(x) ? 0x80 : 0;
+  if (std::isnan(x)) return 0x7f;
+  double a = std::fabs(x);
+  unsigned code;
+  if (std::isinf(a)) {
+    code = maxcode + 1;
+  } else if (a < std::ldexp(1.0, 1 - bias)) {  // subnormal (or reaching the smallest normal)
+    code = (unsigned)std::nearbyint(std::ldexp(a, bias - 1 + mb));
+  } else {
+    int e;
+    std::frexp(a, &e);
+    e -= 1;  // a = 1.m * 2^e
+    double m = std::nearbyint(std::ldexp(a, mb - e));  // in [2^mb, 2^(mb+1)]
+    if (m >= std::ldexp(1.0, mb + 1)) { m /= 2; e += 1; }
+    code = e + bias > 31 ? 0xffff : (unsigned)((e + bias) << mb) | ((unsigned)m - (1u << mb));
+  }
+  if (code > maxcode) code = sat ? maxcode : (kind ? 0x7c : 0x7f);
+  return (unsigned char)(sign | code);
+}
+double __rl_from_fp8(unsigned char v, int kind) {
+  int mb = kind ? 2 : 3, bias = kind ? 15 : 7;
+  unsigned e = (v & 0x7f) >> mb, m = v & ((1u << mb) - 1);
+  double s = v & 0x80 ? -1.0 : 1.0;
+  if (kind == 0 && (v & 0x7f) == 0x7f) return std::nan("");
+  if (kind == 1 && e == 31) return m ? std::nan("") : s * INFINITY;
+  if (e == 0) return s * std::ldexp((double)m, 1 - bias - mb);
+  return s * std::ldexp((double)(m | (1u << mb)), (int)e - bias - mb);
+}
+// byte and halfword dot products (__dp4a, __dp2a_lo/hi): one integer instruction on the GPU,
+// counted as one by name (mathops.INT_CALL_OPS); sgn: signed operands
+unsigned __rl_dp4a(unsigned a, unsigned b, unsigned c, int sgn) {
+  unsigned s = c;
+  for (int k = 0; k < 32; k += 8)
+    s += sgn ? (unsigned)((int)(signed char)(a >> k) * (int)(signed char)(b >> k))
+             : ((a >> k) & 0xffu) * ((b >> k) & 0xffu);
+  return s;
+}
+unsigned __rl_dp2a(unsigned a, unsigned b, unsigned c, int sgn, int hi) {
+  unsigned b0 = b >> (16 * hi), b1 = b >> (16 * hi + 8);
+  if (sgn)
+    return c + (unsigned)((int)(short)a * (int)(signed char)b0 + (int)(short)(a >> 16) * (int)(signed char)b1);
+  return c + (a & 0xffffu) * (b0 & 0xffu) + (a >> 16) * (b1 & 0xffu);
+}
+// pinned and registered host memory: the flags each was given (cudaHostGetFlags)
+static std::map<const void *, unsigned> host_flags;
+void __rl_host_flags_set(const void *p, unsigned f) { host_flags[p] = f; }
+void __rl_host_flags_forget(const void *p) { host_flags.erase(p); }
+int __rl_host_flags_get(const void *p, unsigned *f) {
+  auto it = host_flags.find(p);
+  if (it == host_flags.end()) return 0;
+  *f = it->second;
+  return 1;
+}
 float __rl_atomic_f32(float *a, float v, int op) { return atomic_fp<float>(a, v, op); }
 double __rl_atomic_f64(double *a, double v, int op) { return atomic_fp<double>(a, v, op); }
 

@@ -26,6 +26,9 @@ struct __attribute__((aligned(2))) __nv_bfloat16 {
 };
 struct __attribute__((aligned(4))) __nv_bfloat162 { __nv_bfloat16 x, y; };
 typedef __nv_bfloat16 nv_bfloat16;
+struct __nv_bfloat16_raw { unsigned short x; };
+struct __nv_bfloat162_raw { unsigned short x, y; };
+RL_FN __nv_bfloat16 atomicAdd(__nv_bfloat16 *a, __nv_bfloat16 v) { __nv_bfloat16 o = *a; a->__x = __rl_bf16_add(o.__x, v.__x); return o; }
 typedef __nv_bfloat162 nv_bfloat162;
 
 #define RL_BF(N, OP, F)                                                                     \
@@ -44,6 +47,7 @@ RL_BF(__hdiv, /, __rl_bf16_div)
 static inline __nv_bfloat16 __hfma(__nv_bfloat16 a, __nv_bfloat16 b, __nv_bfloat16 c) {
   return __nv_bfloat16::raw(__rl_bf16_fma(a.__x, b.__x, c.__x));
 }
+RL_FN __nv_bfloat162 atomicAdd(__nv_bfloat162 *a, __nv_bfloat162 v) { __nv_bfloat162 o = *a; a->x.__x = __rl_bf16_add(o.x.__x, v.x.__x); a->y.__x = __rl_bf16_add(o.y.__x, v.y.__x); return o; }
 static inline __nv_bfloat162 __hfma2(__nv_bfloat162 a, __nv_bfloat162 b, __nv_bfloat162 c) {
   return __nv_bfloat162{__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)};
 }

@@ -1,0 +1,58 @@
+"""Figures on the sealed slice (:mod:`ridgeline.datasets.sealed`), beside the development CV.
+
+The development CV runs on the development programs only, so no choice tuned against it has
+seen a sealed row. The sealed figures come from models trained on every development row and
+asked about the sealed programs' rows: the paper-A set, every GPU, and every GPU with that GPU
+also left out of training (neither the row's program nor its GPU seen).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ridgeline.datasets import sealed_mask
+from ridgeline.evaluation import hecbench_eval as hb_eval
+from ridgeline.evaluation.metrics import classification
+
+__all__ = ["development_rows", "sealed_figures"]
+
+
+def development_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the feature *table* whose program is not sealed."""
+    return table[~sealed_mask(table)].reset_index(drop=True)
+
+
+def _predict(train: pd.DataFrame, test: pd.DataFrame) -> pd.DataFrame:
+    model = hb_eval._train(train)
+    return model.predict(test).set_index(test.index)
+
+
+def sealed_figures(table: pd.DataFrame) -> dict[str, Any]:
+    """Paper-A class, and class and time per GPU, on the sealed programs' rows."""
+    full = hb_eval._prepared(table)
+    seal = sealed_mask(full)
+    hb = full["dataset"] == "hecbench"
+    dev_hb = full[hb & ~seal]
+    out: dict[str, Any] = {"programs": int(full.loc[seal, "program"].nunique()),
+                           "development_programs": int(full.loc[~seal, "program"].nunique())}
+    pa = full[(full["dataset"] == "paper-a") & seal]
+    if len(pa):
+        pred = _predict(dev_hb, pa)
+        out["paper_a"] = {"rows": len(pa), "programs": int(pa["program"].nunique()),
+                          "learned": classification(list(pa["label"]),
+                                                    hb_eval._classes(pred, pa["gpu"]))}
+    test = full[hb & seal]
+    if not len(test):
+        return out
+    pred = _predict(dev_hb, test)
+    out["sealed"] = {"all": hb_eval._summ(test, pred)}
+    out["sealed_unseen_gpu"] = {}
+    for g in sorted(test["gpu"].unique()):
+        m = (test["gpu"] == g).to_numpy()
+        out["sealed"][g] = hb_eval._summ(test[m], pred[m])
+        rows = test[m]
+        out["sealed_unseen_gpu"][g] = hb_eval._summ(
+            rows, _predict(dev_hb[dev_hb["gpu"] != g], rows))
+    return out
