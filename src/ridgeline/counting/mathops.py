@@ -50,13 +50,14 @@ MATH_BUILDS = ("default", "fast")
 #: division's quotient check is a single-precision FFMA)
 MathEntry = tuple[str, dict[str, float]]
 
-#: read off the SASS by hand where the table's straight-line reading does not hold, for the
-#: default build of every architecture: ``sincosf`` / ``sincos`` (one range reduction, two
-#: polynomials) without the infinite-argument branch the fast path jumps over and the inline
-#: slow reduction; ``fmodf`` / ``fmod``, whose fast path loops, keep estimates
-HAND_READ: dict[str, MathEntry] = {
-    "sincosf": ("sp", {"sp": 24}), "sincos": ("dp", {"dp": 36}),
-    "fmodf": ("sp", {"sp": 6}), "fmod": ("dp", {"dp": 10}),
+#: read off the SASS by hand where the table's straight-line reading does not hold, by build,
+#: for every architecture: ``sincosf`` / ``sincos`` (one range reduction, two polynomials)
+#: without the infinite-argument branch the fast path jumps over and the inline slow
+#: reduction; ``fmodf`` / ``fmod``, whose fast path loops, keep estimates
+HAND_READ: dict[str, dict[str, MathEntry]] = {
+    "default": {"sincosf": ("sp", {"sp": 24}), "sincos": ("dp", {"dp": 36}),
+                "fmodf": ("sp", {"sp": 6}), "fmod": ("dp", {"dp": 10})},
+    "fast": {"fmodf": ("sp", {"sp": 6}), "fmod": ("dp", {"dp": 10})},
 }
 
 #: the CPU layer's names for the intrinsics (``runtime/rl_cuda.h``) -> the documented ones
@@ -137,8 +138,7 @@ def math_table(arch: str = DEFAULT_ARCH, build: str = "default") -> dict[str, Ma
     table: dict[str, MathEntry] = {}
     for name, prec, _ in documented_functions():
         table[name] = (prec, {} if name in non_flops() else dict(measured[name]))
-    if build == "default":
-        table.update(HAND_READ)
+    table.update(HAND_READ.get(build, {}))
     for alias, name in ALIASES.items():
         table[alias] = table[name]
     table.update(EXTRA)
