@@ -71,6 +71,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="how the GPU build to predict lowers math: nvcc (default; the "
                    "Makefile's build) or clang through libdevice (math calls on constants "
                    "kept as with --keep-constant-math, sqrtf approximate)")
+    p.add_argument("--math-build", choices=["default", "fast"], default=None,
+                   help="the nvcc build whose math functions are counted: default or fast "
+                   "(-use_fast_math); default: fast when the Makefile or --compile-commands "
+                   "builds with -use_fast_math")
     p.add_argument("--unroll-threshold", type=int, metavar="N",
                    help="the optimizer's loop-unrolling threshold (default: LLVM's for CUDA, "
                    "clang's -O3 one, 300, for OpenMP; 2000 unrolls constant-trip CUDA loops "
@@ -85,10 +89,11 @@ def run(args: argparse.Namespace) -> int:
 
     gpus = args.gpu or ["rtx3080"]
     defines = list(args.define) if args.define else None
+    math_build = args.math_build
     if args.compile_commands:
         from pathlib import Path
 
-        from ridgeline.counting.program import compile_commands_defines
+        from ridgeline.counting.program import compile_commands_defines, compile_commands_fast_math
 
         name = Path(args.program_dir).resolve().name
         try:
@@ -99,13 +104,15 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--compile-commands: {args.compile_commands} has no entry for a "
                              f"file in a folder named {name!r}")
         defines = found + (defines or [])
+        if math_build is None and compile_commands_fast_math(Path(args.compile_commands), name):
+            math_build = "fast"
     recs = count_run(args.program_dir, args.args, kernel=args.kernel, launches=args.launches,
                      gpu=gpus if len(gpus) > 1 else gpus[0], timeout=args.timeout,
                      memory_gb=args.memory_gb, backend=args.backend,
                      skip_after=not args.run_all, sample_threshold=args.sample_threshold,
                      sample_blocks=args.sample_min, sample_max=args.sample_max,
                      sample_budget=args.sample_budget, idle_stop=args.idle_stop,
-                     defines=defines, warm_blocks=args.warm_blocks,
+                     defines=defines, warm_blocks=args.warm_blocks, math_build=math_build,
                      **compiler_options(args.gpu_compiler, args.keep_constant_math,
                                         args.unroll_threshold))
     stopped = getattr(recs, "stopped", None)

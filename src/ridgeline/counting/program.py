@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from pathlib import Path
@@ -10,7 +11,8 @@ __all__ = ["sources_of", "library_sources", "makefile_defines", "makefile_fast_m
            "makefile_no_fmad", "makefile_host_openmp",
            "makefile_includes", "makefile_run_args",
            "makefile_std", "makefile_active_lines", "makefile_mentioned_sources",
-           "makefile_cxx_driver", "sibling_ports", "compile_commands_defines"]
+           "makefile_cxx_driver", "sibling_ports", "compile_commands_defines",
+           "compile_commands_fast_math"]
 
 _SRC_EXT = {"omp": (".cpp", ".c", ".cc", ".cxx"), "cuda": (".cu", ".cpp", ".c", ".cc")}
 
@@ -402,3 +404,18 @@ def compile_commands_defines(path: Path, program: str) -> list[str] | None:
             if d and not d.startswith("__") and d not in out:
                 out.append(d)
     return out
+
+
+def compile_commands_fast_math(path: Path, program: str) -> bool:
+    """Whether a ``compile_commands.json`` builds *program*'s sources (as in
+    :func:`compile_commands_defines`) with nvcc's approximate math (``-use_fast_math``)."""
+    try:
+        entries = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as err:
+        raise ValueError(f"{path}: not a readable compile_commands.json ({err})") from err
+    for e in entries if isinstance(entries, list) else []:
+        if isinstance(e, dict) and program in Path(str(e.get("file", ""))).parts:
+            args = e.get("arguments") or shlex.split(str(e.get("command", "")))
+            if any(re.fullmatch(r"--?use_fast_math", str(a)) for a in args):
+                return True
+    return False

@@ -21,11 +21,13 @@ from ridgeline.counting.instrument import (
     OMP_PREFIX,
     function_refs,
     instrument_ir,
+    keep_math_calls,
     launch_roots,
     mark_kernel_entries,
     reachable,
     wrap_omp_regions,
 )
+from ridgeline.counting.mathops import DEFAULT_ARCH
 from ridgeline.counting.ompshared import scope_team_variables
 from ridgeline.counting.sandbox import Limits
 from ridgeline.errors import CompileError, MissingDependencyError
@@ -78,6 +80,8 @@ class BuildSpec:
     #: the program's GPU build uses approximate single-precision math (its Makefile has
     #: nvcc -use_fast_math): math calls and divisions are counted as such
     fast_math: bool = False
+    #: the GPU architecture whose math function costs count (mathops.math_arch)
+    math_arch: str = DEFAULT_ARCH
     #: let the compiler evaluate math calls on constants (cosf(0.5f)) at build time; False
     #: keeps every call, as a GPU build through libdevice does (clang CUDA, OpenMP offload)
     fold_math: bool = True
@@ -220,7 +224,8 @@ def _front_flags(spec: BuildSpec, src: Path) -> list[str]:
         flags += ["-fopenmp", "-idirafter", str(runtime_dir() / "shim")]
     if spec.model == "cuda":
         rt = runtime_dir()
-        flags += ["-include", str(rt / "rl_cuda.h"), "-I", str(rt / "shim"),
+        flags += ["-include", str(rt / "rl_cuda.h"), "-include", str(rt / "rl_math.h"),
+                  "-I", str(rt / "shim"),
                   "-fno-exceptions", "-D__CUDACC__=1", "-D__RL_CPU_CUDA__=1"]
         flags = [f for f in flags if f != "-fno-exceptions"]
     for d in [*spec.include_dirs, *(Path(p) for p in spec.extra_includes)]:
@@ -261,7 +266,7 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
             text, names = wrap_omp_regions(scope_team_variables(text))
             kernels += names
         elif spec.model == "cuda":
-            text = mark_kernel_entries(text)
+            text = keep_math_calls(mark_kernel_entries(text))
         ll0.write_text(text)
         # no vectorization: per-thread scalar code is what a GPU thread executes. Vector
         # values the optimizer builds anyway (struct copies such as float2 become
@@ -301,7 +306,8 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
         ll2 = workdir / f"{stem}.inst.ll"
         inst = instrument_ir(ll1.read_text(), first_id=next_id, omp=spec.model == "omp",
                              only=only, fast_math=spec.fast_math,
-                             approx_sqrt=spec.approx_sqrt, contract=spec.contract)
+                             approx_sqrt=spec.approx_sqrt, contract=spec.contract,
+                             arch=spec.math_arch)
         next_id = inst.next_id
         blocks.update(inst.blocks)
         ll2.write_text(inst.text)
