@@ -15,8 +15,9 @@ from ridgeline.errors import KernelNotFoundError, LaunchError
 from ridgeline.hardware import Counts
 from ridgeline.predictors.argeval import TYPE_SIZES, Dim, Env, split_args, try_evaluate
 from ridgeline.predictors.base import Dim3, KernelRef, Launch
+from ridgeline.predictors.declscan import declared_types
 from ridgeline.predictors.hostenv import _cached, _globals, bind_params, host_env
-from ridgeline.predictors.kernelstats import Callees, Stats, _types, analyze, resolve_type
+from ridgeline.predictors.kernelstats import Callees, Stats, analyze, resolve_type
 from ridgeline.predictors.srcscan import (
     TEMPLATE_FRAGMENT,
     Function,
@@ -205,7 +206,7 @@ def _scope_pointers(prog: Program) -> dict[str, str]:
     def scan() -> dict[str, str]:
         out: dict[str, str] = {}
         for text in prog.files.values():
-            for k, v in _types(_file_scope(text), [], arrays=True)[1].items():
+            for k, v in declared_types(_file_scope(text), [], arrays=True)[1].items():
                 out.setdefault(k, v)
         return out
 
@@ -348,7 +349,7 @@ def _omp(prog: Program, kref: KernelRef, launch: Launch) -> KernelAnalysis:
                      f"{region.file}:{region.line}")
     fn = prog.function(region.function) if region.function else None
     env = host_env(prog, fn, region.offset, split_args(launch.args))
-    extra = _types(fn.body, fn.params, arrays=True)[1] if fn else {}
+    extra = declared_types(fn.body, fn.params, arrays=True)[1] if fn else {}
     for k, v in _scope_pointers(prog).items():  # file-scope arrays and pointers are mapped too
         extra.setdefault(k, v)
     callees = _callees(prog, fn, mangled=kref.name, notes=notes)

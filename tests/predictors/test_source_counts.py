@@ -1,0 +1,94 @@
+"""Counting rules of the source model found wanting by a new user (issue 52): products read
+as declarations, thread guards, 2-D and extern shared arrays, statement macros. Each program
+is written for the test, CUDA and OpenMP, with hand counts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ridgeline.predictors.analysis import KernelAnalysis, analyze_launch
+from ridgeline.predictors.base import KernelRef, Launch
+
+
+def _run(tmp_path: Path, name: str, text: str, kernel: str, args: str = "",
+         grid: str | None = None, block: str | None = None) -> KernelAnalysis:
+    d = tmp_path / name
+    d.mkdir()
+    (d / ("main.cu" if name.endswith("cuda") else "main.cpp")).write_text(text)
+    return analyze_launch(KernelRef(kernel, (d,)), Launch.parse(grid, block, args))
+
+
+_OMP_AXPBY = r"""
+#include <cstdlib>
+int main(int argc, char *argv[])
+{
+  const int n = atoi(argv[1]);
+  const float a = 2.0f, b = 0.5f;
+  float *x = (float *) malloc(n * sizeof(float));
+  float *y = (float *) malloc(n * sizeof(float));
+  #pragma omp target teams distribute parallel for thread_limit(256)
+  for (int i = 0; i < n; i++) {
+    y[i] = a * x[i] + b * y[i];
+  }
+  return 0;
+}
+"""
+
+
+def test_a_product_is_not_a_pointer_declaration_omp(tmp_path: Path) -> None:
+    a = _run(tmp_path, "axpby-omp", _OMP_AXPBY, "main_l9", "1000")
+    # `a * x[i]` and `b * y[i]` are products (after `=` and `+`), not `a *x` declarations:
+    # two multiplies and one add per element, in single precision (x, y are float)
+    assert a.stats.fp["sp"] == 3 * 1000
+    assert a.stats.load_bytes == 2 * 4 * 1000 and a.stats.store_bytes == 4 * 1000
+
+
+def test_a_product_is_not_a_pointer_declaration_cuda(tmp_path: Path) -> None:
+    a = _run(tmp_path, "axpby-cuda", r"""
+__global__ void axpby(int n, const float *x, float *y)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float s = 0.5f;
+  float r = scale(s * y[i]);
+  y[i] = s * x[i] + r;
+}
+int main() { axpby<<<4, 256>>>(1024, 0, 0); }
+""", "axpby")
+    assert a.stats.fp["sp"] == 3  # `scale(s * y[i])` is a call, `s * x` a product
+    assert a.stats.loads == 2 and a.stats.stores == 1
+
+
+_TILE_CUDA = r"""
+#define TILE 16
+__device__ void put(float *t, int k, float v) { t[k] = v; }
+__global__ void transpose(const float *in, float *out, int n)
+{
+  __shared__ float tile[TILE][TILE + 1], spare[TILE][TILE];
+  __shared__ unsigned int hits[TILE];
+  __shared__ float *where;
+  extern __shared__ unsigned char smem[];
+  float *buf = (float *) smem;
+  int x = blockIdx.x * TILE + threadIdx.x;
+  int y = blockIdx.y * TILE + threadIdx.y;
+  tile[threadIdx.y][threadIdx.x] = in[y * n + x];
+  hits[threadIdx.x] = 0;
+  buf[threadIdx.x] = 1.0f;
+  put((float *) spare, threadIdx.x, 2.0f);
+  __syncthreads();
+  out[x * n + y] = tile[threadIdx.x][threadIdx.y] + where[0];
+}
+int main() { dim3 g(4, 4); dim3 b(TILE, TILE); transpose<<<g, b, 1024>>>(0, 0, 64); }
+"""
+
+
+def test_2d_and_extern_shared_arrays_are_shared_memory(tmp_path: Path) -> None:
+    a = _run(tmp_path, "tile-cuda", _TILE_CUDA, "transpose")
+    s = a.stats
+    # shared: tile store + load, hits (an `unsigned int` array), buf (a pointer into the
+    # extern array), spare (passed to a device function's pointer parameter); the
+    # declarations are no accesses
+    assert s.shared == 5
+    # global: in, out, and where[0] (`__shared__ float *where` points to global memory)
+    assert s.loads == 2 and s.stores == 1
+    assert s.read == {"in", "where"} and s.written == {"out"}
+    assert a.counts().dram_bytes == 3 * 4 * 4 * 4 * 16 * 16
