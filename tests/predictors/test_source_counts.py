@@ -92,3 +92,51 @@ def test_2d_and_extern_shared_arrays_are_shared_memory(tmp_path: Path) -> None:
     assert s.loads == 2 and s.stores == 1
     assert s.read == {"in", "where"} and s.written == {"out"}
     assert a.counts().dram_bytes == 3 * 4 * 4 * 4 * 16 * 16
+
+
+_MACROS = r"""
+#define BODY(i) y[i] = a*x[i] + y[i]
+#define WRAPPED(i) do { BODY(i); } while (0)
+#define STEP y[i] = a*x[i] + y[i]
+"""
+
+
+def test_statement_macros_are_expanded_cuda(tmp_path: Path) -> None:
+    a = _run(tmp_path, "mac-cuda", _MACROS + r"""
+__global__ void axpy(int n, float a, const float *x, float *y)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  BODY(i);
+  WRAPPED(i);
+  STEP;
+}
+int main() { axpy<<<4, 256>>>(1024, 2.0f, 0, 0); }
+""", "axpy")
+    s = a.stats
+    # three updates of one multiply and one add; `do ... while (0)` runs once, no loop
+    assert s.fp["sp"] == 3 * 2 and s.loads == 3 * 2 and s.stores == 3
+    assert s.loops == 0 and s.unknown_loops == 0
+    assert a.counts().flops_sp == 3 * 2 * 1024
+
+
+def test_statement_macros_are_expanded_omp(tmp_path: Path) -> None:
+    a = _run(tmp_path, "mac-omp", "#include <cstdlib>\n" + _MACROS + r"""
+int main(int argc, char *argv[])
+{
+  const int n = atoi(argv[1]);
+  const float a = 2.0f;
+  float *x = (float *) malloc(n * sizeof(float));
+  float *y = (float *) malloc(n * sizeof(float));
+  #pragma omp target teams distribute parallel for thread_limit(256)
+  for (int i = 0; i < n; i++) {
+    BODY(i);
+    WRAPPED(i);
+    STEP;
+  }
+  return 0;
+}
+""", "main_l13", "1000")
+    s = a.stats
+    assert s.fp["sp"] == 3 * 2 * 1000
+    assert s.load_bytes == 3 * 2 * 4 * 1000 and s.store_bytes == 3 * 4 * 1000
+    assert s.unknown_loops == 0

@@ -333,6 +333,8 @@ def _walk(text: str, ctx: _Ctx, weight: float) -> None:
             body, header, kind = text[bs:be], "", "do"
             tail = re.match(r"\s*while\s*\(", text[be:]) if be > 0 else None
             pos = (match_paren(text, be + tail.end() - 1) if tail else be) if be > 0 else len(text)
+            if tail and pos > 0 and try_evaluate(text[be + tail.end():pos - 1], ctx.env) == 0:
+                kind = "once"  # `do { ... } while (0)`: a statement macro's wrapper
         else:
             ho = m.end() - 1
             he = match_paren(text, ho)
@@ -342,18 +344,21 @@ def _walk(text: str, ctx: _Ctx, weight: float) -> None:
             header, kind = text[ho + 1:he - 1], m.group(1)
             body, pos = _body(text, he)
         trip, var, mid = _trip(header, ctx) if kind == "for" else (None, None, None)
-        if trip is None:
+        if kind == "once":
+            trip = 1.0
+            ctx.stats.loops -= 1
+        elif trip is None:
             ctx.stats.unknown_loops += 1
             trip = UNKNOWN_TRIP
         _count_flat(header, ctx, weight * (trip + 1) / 2)
-        ctx.depth += 1
+        ctx.depth += kind != "once"
         ctx.stats.max_depth = max(ctx.stats.max_depth, ctx.depth)
         saved = ctx.env
         if var is not None and mid is not None:
             ctx.env = ctx.env.child(**{var: mid})
         _walk(body, ctx, weight * trip)
         ctx.env = saved
-        ctx.depth -= 1
+        ctx.depth -= kind != "once"
         if pos < 0:
             return
 
