@@ -140,3 +140,120 @@ int main(int argc, char *argv[])
     assert s.fp["sp"] == 3 * 2 * 1000
     assert s.load_bytes == 3 * 2 * 4 * 1000 and s.store_bytes == 3 * 4 * 1000
     assert s.unknown_loops == 0
+
+
+_GUARDS = r"""
+__global__ void wrap(int n, float a, const float *x, float *y)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    y[i] = a * x[i] + y[i];
+  }
+}
+__global__ void both(int n, int flag, float a, const float *x, float *y)
+{
+  const int idx = threadIdx.x + blockIdx.x * blockDim.x;
+  if (idx < n && flag) y[idx] = a * x[idx] + y[idx];
+}
+__global__ void exits(int w, int h, const float *in, float *out)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  out[y * w + x] = 2.0f * in[y * w + x];
+}
+__global__ void plane(int w, int h, const float *in, float *out)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) out[y * w + x] = 2.0f * in[y * w + x];
+}
+__global__ void nested(int w, int h, const float *in, float *out)
+{
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w) {
+    if (y < h) {
+      out[y * w + x] = 2.0f * in[y * w + x];
+    }
+  }
+}
+__global__ void tail(const float *in, float *out)
+{
+  __shared__ float s[256];
+  int tid = threadIdx.x;
+  s[tid] = in[blockIdx.x * blockDim.x + tid];
+  __syncthreads();
+  if (tid < 32) out[blockIdx.x] = s[tid];
+}
+__global__ void branch(int n, const float *x, float *y)
+{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i];
+  else y[i] = 0.0f;
+}
+int main()
+{
+  wrap<<<4, 256>>>(1000, 2.0f, 0, 0);
+  both<<<4, 256>>>(1000, 1, 2.0f, 0, 0);
+  dim3 g(4, 8), b(32, 8);
+  exits<<<g, b>>>(100, 50, 0, 0);
+  plane<<<g, b>>>(100, 50, 0, 0);
+  nested<<<g, b>>>(100, 50, 0, 0);
+  tail<<<4, 256>>>(0, 0);
+  branch<<<4, 256>>>(1000, 0, 0);
+}
+"""
+
+
+def test_guards_keep_the_threads_in_range_cuda(tmp_path: Path) -> None:
+    d = tmp_path / "guards-cuda"
+    d.mkdir()
+    (d / "main.cu").write_text(_GUARDS)
+
+    def run(kernel: str) -> KernelAnalysis:
+        return analyze_launch(KernelRef(kernel, (d,)), Launch())
+
+    # saxpy over n = 1000 on 4 x 256 threads: 1000 threads work, 2 FLOPs each
+    for kernel in ("wrap", "both"):
+        a = run(kernel)
+        assert a.threads == 1000 and a.launched_threads == 1024
+        assert a.counts().flops_sp == 2 * 1000
+        assert a.access_bytes == 3 * 4 * 1000
+    # 2-D: 128 x 64 threads launched over a 100 x 50 image, as exits, a conjunction or
+    # nested ifs
+    for kernel in ("exits", "plane", "nested"):
+        a = run(kernel)
+        assert a.threads == 100 * 50, kernel
+        assert a.counts().flops_sp == 100 * 50
+    # a guard after the loads guards a tail, not the kernel; an if with an else no guard
+    assert run("tail").threads == 1024
+    assert run("branch").threads == 1024
+
+
+def test_omp_counts_follow_the_loop_bounds_not_the_teams(tmp_path: Path) -> None:
+    a = _run(tmp_path, "guard-omp", r"""
+#include <cstdlib>
+int main(int argc, char *argv[])
+{
+  const int n = atoi(argv[1]);
+  const float a = 2.0f;
+  float *x = (float *) malloc(n * sizeof(float));
+  float *y = (float *) malloc(n * sizeof(float));
+  #pragma omp target teams distribute parallel for num_teams(4) thread_limit(256)
+  for (int i = 0; i < n; i++) {
+    y[i] = a * x[i] + y[i];
+  }
+  #pragma omp target teams distribute parallel for collapse(2) num_teams(32) thread_limit(256)
+  for (int r = 0; r < 50; r++)
+    for (int c = 0; c < 100; c++)
+      y[r * 100 + c] = 2.0f * x[r * 100 + c];
+  return 0;
+}
+""", "main_l9", "1000")
+    # the OpenMP version of the guard is the loop bound: 4 teams x 256 threads over
+    # n = 1000 elements is 2 * 1000 FLOPs
+    assert a.grid == (4, 1, 1) and a.block == (256, 1, 1)
+    assert a.threads == 1 and a.counts().flops_sp == 2 * 1000
+    assert a.stats.load_bytes == 2 * 4 * 1000 and a.stats.store_bytes == 4 * 1000
+    b = analyze_launch(KernelRef("main_l14", (tmp_path / "guard-omp",)), Launch(args="1000"))
+    assert b.counts().flops_sp == 100 * 50  # 2-D: the two loop bounds

@@ -16,6 +16,7 @@ from ridgeline.hardware import Counts
 from ridgeline.predictors.argeval import TYPE_SIZES, Dim, Env, split_args, try_evaluate
 from ridgeline.predictors.base import Dim3, KernelRef, Launch
 from ridgeline.predictors.declscan import declared_types
+from ridgeline.predictors.guards import active_threads
 from ridgeline.predictors.hostenv import _cached, _globals, bind_params, host_env
 from ridgeline.predictors.kernelstats import Callees, Stats, analyze, resolve_type
 from ridgeline.predictors.srcscan import (
@@ -333,8 +334,10 @@ def _cuda(prog: Program, kref: KernelRef, launch: Launch) -> KernelAnalysis:
     callees = _callees(prog, fn, site.targs if site else "", notes=notes)
     stats = analyze(fn.body, fn.params, kenv, callees=callees)
     threads = float(math.prod(grid) * math.prod(block)) if grid and block else float("nan")
-    if stats.guard is not None and isinstance(stats.guard, int | float) and stats.guard > 0:
-        threads = min(threads, float(stats.guard)) if math.isfinite(threads) else threads
+    active = active_threads(fn.body, kenv, grid, block) if grid and block else None
+    if active is not None and active > 0:  # the threads past the bounds guard do no work
+        notes.append(f"bounds guard: {active:.0f} of {threads:.0f} launched threads work")
+        threads = active
     origin["arguments"] = f"{len(bound)}/{len(fn.params)} kernel parameters evaluated"
     footprint = _cuda_footprint(prog, fn, site, stats, split_args(launch.args))
     return KernelAnalysis(fn.name, "cuda", grid, block, stats, threads, bound, launch.args,

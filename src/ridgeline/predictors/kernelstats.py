@@ -54,7 +54,6 @@ class Stats:
     trip_product: float = 1.0  # product of the outermost-first known trips along the deepest nest
     static_fp: Counter[str] = field(default_factory=Counter)  # unweighted
     static_accesses: float = 0.0
-    guard: float | None = None  # `if (i < n)` / `if (i >= n) return` bound on active threads
     read: set[str] = field(default_factory=set)  # global pointers loaded from
     written: set[str] = field(default_factory=set)  # global pointers stored to
     notes: list[str] = field(default_factory=list)
@@ -393,7 +392,4 @@ def analyze(body: str, params: list[Param], env: Env, extra_pointers: dict[str, 
             pointers.setdefault(k, v)
     ctx = _Ctx(env, types, pointers, shared, Stats(), callees=callees or Callees())
     _walk(body, ctx, 1.0)
-    g = re.search(r"if\s*\(\s*[A-Za-z_]\w*\s*(?:>=|>)\s*([^)&|]+)\)\s*return", body)
-    if g:
-        ctx.stats.guard = try_evaluate(g.group(1), env)
     return ctx.stats
