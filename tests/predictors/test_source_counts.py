@@ -257,3 +257,33 @@ int main(int argc, char *argv[])
     assert a.stats.load_bytes == 2 * 4 * 1000 and a.stats.store_bytes == 4 * 1000
     b = analyze_launch(KernelRef("main_l14", (tmp_path / "guard-omp",)), Launch(args="1000"))
     assert b.counts().flops_sp == 100 * 50  # 2-D: the two loop bounds
+
+
+def test_spmd_omp_region_guard_keeps_the_copies_in_range(tmp_path: Path) -> None:
+    a = _run(tmp_path, "spmd-omp", r"""
+#include <cstdlib>
+#include <omp.h>
+int main(int argc, char *argv[])
+{
+  const int n = atoi(argv[1]);
+  const float a = 2.0f;
+  float *x = (float *) malloc(n * sizeof(float));
+  float *y = (float *) malloc(n * sizeof(float));
+  #pragma omp target teams num_teams(4) thread_limit(256)
+  {
+    #pragma omp parallel
+    {
+      int i = omp_get_team_num() * omp_get_num_threads() + omp_get_thread_num();
+      if (i < n) {
+        y[i] = a * x[i] + y[i];
+      }
+    }
+  }
+  return 0;
+}
+""", "main_l10", "1000")
+    # the CUDA-style region runs once per thread of 4 teams x 256 threads; the guard keeps
+    # the 1000 copies with i < n
+    assert a.threads == 1000
+    assert a.counts().flops_sp == 2 * 1000
+    assert a.access_bytes == 3 * 4 * 1000

@@ -16,7 +16,7 @@ from ridgeline.hardware import Counts
 from ridgeline.predictors.argeval import TYPE_SIZES, Dim, Env, split_args, try_evaluate
 from ridgeline.predictors.base import Dim3, KernelRef, Launch
 from ridgeline.predictors.declscan import declared_types
-from ridgeline.predictors.guards import active_threads
+from ridgeline.predictors.guards import active_threads, spmd_active_threads
 from ridgeline.predictors.hostenv import _cached, _globals, bind_params, host_env
 from ridgeline.predictors.kernelstats import Callees, Stats, analyze, resolve_type
 from ridgeline.predictors.srcscan import (
@@ -371,6 +371,12 @@ def _omp(prog: Program, kref: KernelRef, launch: Launch) -> KernelAnalysis:
                     block = val
     origin["arguments"] = f"{len(env.vars)} host values evaluated"
     runs = _spmd_copies(region.pragma, region.body, grid, block, notes)
+    if runs > 1 and grid is not None:
+        inner = block if block is not None and runs > math.prod(grid) else None
+        active = spmd_active_threads(region.body, env, grid, inner)
+        if active is not None and active > 0:  # copies past the bounds guard do no work
+            notes.append(f"bounds guard: {active:.0f} of {runs:.0f} copies work")
+            runs = active
     footprint = _omp_footprint(fn, region.pragma, stats, env, extra)
     return KernelAnalysis(kref.name, "omp", grid, block, stats, runs, dict(env.vars),
                           launch.args, origin, notes, footprint)

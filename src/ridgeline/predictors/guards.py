@@ -19,7 +19,7 @@ from ridgeline.predictors.argeval import Dim, Env, try_evaluate
 from ridgeline.predictors.base import Dim3
 from ridgeline.predictors.srcscan import match_paren, split_top
 
-__all__ = ["active_threads"]
+__all__ = ["active_threads", "spmd_active_threads"]
 
 _AXES = [("threadIdx", "x"), ("threadIdx", "y"), ("threadIdx", "z"),
          ("blockIdx", "x"), ("blockIdx", "y"), ("blockIdx", "z")]
@@ -226,3 +226,30 @@ def active_threads(body: str, env: Env, grid: Dim3, block: Dim3) -> float | None
             groups.append((set(axes), frac))
     launched = float(math.prod(grid) * math.prod(block))
     return launched * math.prod(f for _, f in groups)
+
+
+_OMP_IDS = {"omp_get_team_num": "blockIdx.x", "omp_get_thread_num": "threadIdx.x",
+            "omp_get_num_threads": "blockDim.x", "omp_get_num_teams": "gridDim.x"}
+_INNER_PARALLEL = re.compile(r"#\s*pragma\s+omp\s+parallel\b(?![^\n]*\bfor\b)[^\n]*\n")
+
+
+def spmd_active_threads(body: str, env: Env, teams: Dim3, threads: Dim3 | None
+                        ) -> float | None:
+    """For an OpenMP target region run SPMD (once per team, and per thread when *threads*
+    is given: the body opens a `parallel` block), the copies that pass the guard written
+    with `omp_get_team_num()` / `omp_get_thread_num()`, as for a CUDA kernel."""
+    text = re.sub(r"\b(" + "|".join(_OMP_IDS) + r")\s*\(\s*\)",
+                  lambda m: _OMP_IDS[m.group(1)], body.strip())
+    if text.startswith("{") and match_paren(text, 0, "{", "}") == len(text):
+        text = text[1:-1]
+    if threads is not None:
+        m = _INNER_PARALLEL.search(text)
+        if m is None:
+            return None
+        start = _skip_ws(text, m.end())
+        text = text[start:_statement_end(text, start)].strip()
+        if text.startswith("{"):
+            text = text[1:-1]
+    block = threads or (1, 1, 1)
+    env = env.child(blockDim=Dim(*block), gridDim=Dim(*teams))
+    return active_threads(text, env, teams, block)
