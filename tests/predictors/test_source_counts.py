@@ -287,3 +287,20 @@ int main(int argc, char *argv[])
     assert a.threads == 1000
     assert a.counts().flops_sp == 2 * 1000
     assert a.access_bytes == 3 * 4 * 1000
+
+
+def test_array_declarations_before_a_guard_are_no_work(tmp_path: Path) -> None:
+    a = _run(tmp_path, "decl-cuda", r"""
+__global__ void k(int n, const float *x, float *y)
+{
+  float e[3];
+  int c[2] = {0, 1};
+  __shared__ float s[256];
+  int i = threadIdx.x + blockIdx.x * blockDim.x;
+  if (i >= n) return;
+  e[0] = x[i];
+  y[i] = e[0] * 2.0f;
+}
+int main() { k<<<4, 256>>>(1000, 0, 0); }
+""", "k")
+    assert a.threads == 1000

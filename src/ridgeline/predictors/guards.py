@@ -26,6 +26,9 @@ _AXES = [("threadIdx", "x"), ("threadIdx", "y"), ("threadIdx", "z"),
 _HEAD = re.compile(r"(if|for|while|switch)\s*\(|do\b|\{|#")
 _ASSIGN = re.compile(r"^(?:[A-Za-z_][\w:<>]*[\s*&]+)*?([A-Za-z_]\w*)\s*=(?!=)\s*(.+)$", re.S)
 _WORK = re.compile(r"\[|__syncthreads|\batomic|\bbarrier\b")
+#: a local or shared array declared (`float e[3];`, `__shared__ float s[256];`): no work
+_ARRAY_DECL = re.compile(r"(?:[A-Za-z_][\w:<>]*\s+)+[A-Za-z_]\w*\s*(?:\[[^\]]*\]\s*)+"
+                         r"(?:=\s*\{[^{}]*\}\s*)?;?")
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 
@@ -198,7 +201,7 @@ def _guard(stmts: list[str], th: _Threads, found: list[tuple[set[int], float]]) 
                 body = rest[1:-1] if rest.startswith("{") and rest.endswith("}") else rest
                 _guard(_statements(body), th, found)
             return
-        if s.startswith("#"):
+        if s.startswith("#") or _ARRAY_DECL.fullmatch(s):
             continue
         if _HEAD.match(s) or _WORK.search(s):
             return  # work before any guard: whatever follows guards a part, not the kernel
