@@ -13,7 +13,8 @@ import pytest
 from tools import make_golden as golden
 
 FAST = ["help", "predict_json", "predict_batch", "predictions"]
-#: a fit of the full model (about a minute on one thread) and five of them
+#: a fit of the full model on one thread (8 CPU minutes on the loaded development machine)
+#: and the paper-A CV, five such fits
 SLOW = ["fresh_fit", "paper_a_cv"]
 
 

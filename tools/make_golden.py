@@ -28,13 +28,15 @@ Parts (each a sha256 unless said otherwise):
   output file.
 - ``help``: every command's and subcommand's ``--help`` text (80 columns).
 
-Deterministic: every part gave the same fingerprint twice. The fit and the CV run with one
-OpenMP thread: scikit-learn's histogram gradient boosting sums gradients in per-thread chunks,
-so the last bits of a fit could depend on the number of threads (for these losses, absolute
-error and a quantile, the float32 gradients' float64 sums are exact in any order, and the
-one-thread fit gives the shipped model file as it was fitted, but one thread keeps it so).
-A fresh fit takes about a minute of one core and the CV five fits; ``tests/test_golden.py``
-marks both slow.
+Determinism: help, predict_json, predict_batch and predictions gave the same fingerprint each
+time they were recomputed (two or three times); the fresh fit (run once) reproduced the content of the shipped model file, which
+an earlier ``ridgeline train --from-table`` wrote. The fit and the CV run with one OpenMP
+thread: scikit-learn's histogram gradient boosting sums gradients in per-thread chunks, so
+the last bits of a fit could depend on the number of threads (for these losses, absolute
+error and a quantile, the float32 gradients' float64 sums are exact in any order, but one
+thread keeps it so). The fresh fit took 8 CPU minutes (27 min wall) on the shared 2-core
+development machine at load 12-17; the CV is five such fits. ``tests/test_golden.py`` marks
+both slow.
 """
 
 from __future__ import annotations
