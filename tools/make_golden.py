@@ -31,12 +31,12 @@ Parts (each a sha256 unless said otherwise):
 Determinism: help, predict_json, predict_batch and predictions gave the same fingerprint each
 time they were recomputed (two or three times); the fresh fit (run once) reproduced the
 content of the shipped model file, which an earlier ``ridgeline train --from-table`` wrote.
-The fit and the CV run with one OpenMP thread: scikit-learn's histogram gradient boosting sums gradients in per-thread chunks, so
-the last bits of a fit could depend on the number of threads (for these losses, absolute
-error and a quantile, the float32 gradients' float64 sums are exact in any order, but one
-thread keeps it so). The fresh fit took 8 CPU minutes (27 min wall) on the shared 2-core
-development machine at load 12-17; the CV is five such fits. ``tests/test_golden.py`` marks
-both slow.
+The fit and the CV run with one OpenMP thread: scikit-learn's histogram gradient boosting
+sums gradients in per-thread chunks, so the last bits of a fit could depend on the number of
+threads (for these losses, absolute error and a quantile, the float32 gradients' float64
+sums are exact in any order, but one thread keeps it so). The fresh fit took 8 CPU minutes
+(27 min wall) on the shared 2-core development machine at load 12-17; the CV is five such
+fits. ``tests/test_golden.py`` marks both slow.
 """
 
 from __future__ import annotations
