@@ -20,8 +20,8 @@ SLOW = ["fresh_fit", "paper_a_cv"]
 
 def _check(part: str) -> None:
     stored = golden.stored()
-    assert part in stored, f"tests/golden/fingerprint.json has no {part!r}: run " \
-        f"{golden.REGENERATE}"
+    assert part in stored, (f"tests/golden/fingerprint.json has no {part!r}: run "
+                            f"`{golden.REGENERATE} --part {part}` and commit tests/golden/")
     diffs = golden.differences(part, golden.compute(part), stored[part])
     assert not diffs, (
         f"golden part {part!r} changed:\n  " + "\n  ".join(diffs)
