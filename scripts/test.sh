@@ -16,8 +16,9 @@ for f in scripts/setup.d/*.sh; do
 done
 "$PY" -m pip install -q -e '.[test]'
 echo "== lint"
-"$PY" -m ruff check src tests $(ls benchmarks/*.py >/dev/null 2>&1 && echo benchmarks)
+"$PY" -m ruff check src tests tools $(ls benchmarks/*.py >/dev/null 2>&1 && echo benchmarks)
 "$PY" -m mypy
+"$(dirname "$PY")/lint-imports"
 echo "== tests"
 set +e
 "$PY" -m pytest -q "$@"
