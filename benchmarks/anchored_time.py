@@ -86,7 +86,7 @@ def figures(truth: np.ndarray, pred: np.ndarray) -> dict[str, float]:
 
 
 def quantiles(dev: pd.DataFrame) -> dict[str, Any]:
-    err = np.log10(dev["time_ns_b"] / dev["anchored"]).to_numpy(float)
+    err = np.log10((dev["time_ns_b"] / dev["anchored"]).to_numpy(float))
     lo, hi = (1 - TIME_RANGE) / 2, 1 - (1 - TIME_RANGE) / 2
     return {"lo": float(np.quantile(err, lo)), "hi": float(np.quantile(err, hi)),
             "q_lo": lo, "q_hi": hi, "median": float(np.median(err))}

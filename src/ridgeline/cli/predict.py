@@ -54,6 +54,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "says its counts are learned from source analysis)")
     p.add_argument("--count-timeout", type=float, default=120.0, metavar="S",
                    help="time limit of a counting run in seconds (default 120)")
+    p.add_argument("--measured", default=None, metavar="GPU=TIME",
+                   help="the kernel's measured time on one cataloged GPU (A100=1.2ms, "
+                   "a10=850us; ns when no unit): every time is then that measurement x the "
+                   "model's predicted time ratio (target / measured GPU), with a range")
     add_gpu_file(p)
     p.set_defaults(func=run_predict)
 
@@ -156,11 +160,21 @@ def run_predict(args: argparse.Namespace) -> int:
     if count_note:
         for p in preds:
             p.notes.append(count_note)
+    if getattr(args, "measured", None):
+        _anchor(args.measured, cat, preds, pred, kref, launch)
     if args.json:
         print_json([{**p.to_dict(), "args": pargs} for p in preds])
         return 0
     _print(preds, pargs)
     return 0
+
+
+def _anchor(text: str, cat: Any, preds: list[Any], pred: Any, kref: Any, launch: Any) -> None:
+    from ridgeline.predictors.anchored import anchor_predictions, parse_measured
+
+    anchor = parse_measured(text, cat)
+    on = next((p for p in preds if p.gpu == anchor.gpu.name), None)
+    anchor_predictions(preds, anchor, on or pred.predict(kref, launch, anchor.gpu))
 
 
 def _attach_counts(args: argparse.Namespace, pred: Any, sources: list[Path], kname: str,

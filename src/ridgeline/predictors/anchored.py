@@ -16,11 +16,11 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from ridgeline.errors import SchemaError, UsageError
+from ridgeline.errors import SchemaError, UnknownNameError, UsageError
 from ridgeline.hardware import GPU, Catalog
 
-__all__ = ["Anchor", "parse_measured", "parse_time_ns", "anchored_time", "ratio_error",
-           "RANGE_FILE"]
+__all__ = ["Anchor", "anchor_predictions", "parse_measured", "parse_time_ns", "anchored_time",
+           "ratio_error", "RANGE_FILE"]
 
 RANGE_FILE = "data/anchor/ratio_error.json"
 _UNITS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
@@ -54,7 +54,11 @@ def parse_measured(text: str, catalog: Catalog, where: str = "--measured") -> An
     name, sep, t = str(text).partition("=")
     if not sep or not name.strip() or not t.strip():
         raise UsageError(f"{where}: expected GPU=TIME (e.g. A100=1.2ms), got {text!r}")
-    return Anchor(catalog.get(name.strip()), parse_time_ns(t, where))
+    try:
+        gpu = catalog.get(name.strip())
+    except UnknownNameError as e:
+        raise UsageError(f"{where}: {e}") from None
+    return Anchor(gpu, parse_time_ns(t, where))
 
 
 @lru_cache(maxsize=1)
@@ -85,3 +89,33 @@ def anchored_time(anchor: Anchor, pred_target_ns: float, pred_measured_ns: float
 def range_share() -> float:
     """The share of development pairs the stored range covers (e.g. 0.8)."""
     return float(ratio_error()["coverage"])
+
+
+def anchor_predictions(preds: list[Any], anchor: Anchor, on_measured: Any) -> None:
+    """Replace each prediction's time (and range) by the anchored one, in place, and say so
+    in its origin and notes. *on_measured*: the same predictor's prediction on the measured
+    GPU (its time is the ratio's denominator)."""
+    denom = on_measured.time_s
+    if denom is None or not denom > 0:
+        raise UsageError(f"--measured: the model gave no time on {anchor.gpu.name} to anchor on")
+    q = ratio_error()["log10_error_quantiles"]
+    how = (f"anchored: measured {_fmt_ns(anchor.measured_ns)} on {anchor.gpu.name} x "
+           f"predicted time here / predicted on {anchor.gpu.name} "
+           f"({_fmt_ns(denom * 1e9)}); range from that ratio's error on development programs "
+           f"(x{10 ** float(q['lo']):.2f}-x{10 ** float(q['hi']):.2f})")
+    for p in preds:
+        if p.time_s is None:
+            continue
+        same = p.gpu == anchor.gpu.name
+        t, (lo, hi) = anchored_time(anchor, p.time_s * 1e9, denom * 1e9, same_gpu=same)
+        p.origin["time_model"] = p.origin.get("time", "learned")
+        p.origin["time"] = "measured (--measured)" if same else how
+        p.notes.append(f"time anchored on {anchor.gpu.name} = {_fmt_ns(anchor.measured_ns)}")
+        p.time_s, p.time_range_s = t * 1e-9, (lo * 1e-9, hi * 1e-9)
+
+
+def _fmt_ns(ns: float) -> str:
+    for unit, f in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= f:
+            return f"{ns / f:.4g} {unit}"
+    return f"{ns:.4g} ns"
