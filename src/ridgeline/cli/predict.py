@@ -35,7 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         epilog="examples:\n"
         "  ridgeline predict --sample saxpy --gpu rtx3080 --gpu a100\n"
         "  ridgeline predict prog/ --kernel saxpy --gpu h100 --args '1048576 10' --json\n"
-        "  ridgeline predict main.cu --kernel k --gpu a10 --grid 4096 --block '(256, 1, 1)'\n",
+        "  ridgeline predict main.cu --kernel k --gpu a10 --grid 4096 --block '(256, 1, 1)'\n"
+        "  ridgeline predict --sample saxpy --gpu h100 --gpu a10 --measured A100=1.2ms\n",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("sources", nargs="*", metavar="SOURCE", help="source files or folder")
@@ -73,7 +74,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "first: a source outside --sources, a launch beyond CUDA's limits, an unknown "
         "model_type or over-long exe_args gives that row an error; a file whose rows do not "
         "all have the header's fields is refused. Finished rows go to OUT.csv.partial as "
-        "they come: a rerun after a kill continues where it stopped.",
+        "they come: a rerun after a kill continues where it stopped. Optional columns "
+        "measured_gpu and measured_ns (the kernel's time measured on one cataloged GPU; ns, "
+        "or with a unit: 1.2ms) anchor the row's time on that measurement (pred_anchor says "
+        "so).",
         epilog="example:\n  ridgeline predict-batch rows.csv --sources external/gpuFLOPBench/src "
         "--out preds.csv\n",
         formatter_class=argparse.RawDescriptionHelpFormatter,
