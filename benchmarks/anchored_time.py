@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ridgeline.datasets.sealed import is_sealed, sealed_mask
+from ridgeline.evaluation.provenance import provenance
 from ridgeline.hardware import load_catalog
 from ridgeline.predictors.anchored import RANGE_FILE
 from ridgeline.predictors.counted import COUNTED_COLUMNS, attach_counted, has_counts
@@ -147,7 +148,13 @@ def main(argv: list[str]) -> int:
         path = Path(str(resources.files("ridgeline").joinpath(RANGE_FILE)))
         path.write_text(json.dumps(stored, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {path}")
-    res: dict[str, Any] = {"range": stored, "pairs": {}}
+    res: dict[str, Any] = {
+        "provenance": provenance(dataset="hecbench (shipped feature table)",
+                                 split="sealed programs (range: development programs)",
+                                 predictor="learned, " + ("fitted on development programs"
+                                                          if a.dev_model else "shipped model"),
+                                 counts="shipped counted table (predict-batch --count cached)"),
+        "range": stored, "pairs": {}}
     print(f"counts: {int(rows['counted'].sum())} of {len(rows)} rows with CPU-execution counts "
           "from the shipped counted table (predict-batch --count cached), the rest learned")
     print(f"range (dev, {TIME_RANGE:.0%}): x{10 ** q['lo']:.3f} .. x{10 ** q['hi']:.3f}")
