@@ -35,7 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         epilog="examples:\n"
         "  ridgeline predict --sample saxpy --gpu rtx3080 --gpu a100\n"
         "  ridgeline predict prog/ --kernel saxpy --gpu h100 --args '1048576 10' --json\n"
-        "  ridgeline predict main.cu --kernel k --gpu a10 --grid 4096 --block '(256, 1, 1)'\n",
+        "  ridgeline predict main.cu --kernel k --gpu a10 --grid 4096 --block '(256, 1, 1)'\n"
+        "  ridgeline predict --sample saxpy --gpu h100 --gpu a10 --measured A100=1.2ms\n",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("sources", nargs="*", metavar="SOURCE", help="source files or folder")
@@ -54,6 +55,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "says its counts are learned from source analysis)")
     p.add_argument("--count-timeout", type=float, default=120.0, metavar="S",
                    help="time limit of a counting run in seconds (default 120)")
+    p.add_argument("--measured", default=None, metavar="GPU=TIME",
+                   help="the kernel's measured time on one cataloged GPU (A100=1.2ms, "
+                   "a10=850us; ns when no unit): every time is then that measurement x the "
+                   "model's predicted time ratio (target / measured GPU), with a range")
     add_gpu_file(p)
     p.set_defaults(func=run_predict)
 
@@ -69,7 +74,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "first: a source outside --sources, a launch beyond CUDA's limits, an unknown "
         "model_type or over-long exe_args gives that row an error; a file whose rows do not "
         "all have the header's fields is refused. Finished rows go to OUT.csv.partial as "
-        "they come: a rerun after a kill continues where it stopped.",
+        "they come: a rerun after a kill continues where it stopped. Optional columns "
+        "measured_gpu and measured_ns (the kernel's time measured on one cataloged GPU; ns, "
+        "or with a unit: 1.2ms) anchor the row's time on that measurement (pred_anchor says "
+        "so).",
         epilog="example:\n  ridgeline predict-batch rows.csv --sources external/gpuFLOPBench/src "
         "--out preds.csv\n",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -156,11 +164,21 @@ def run_predict(args: argparse.Namespace) -> int:
     if count_note:
         for p in preds:
             p.notes.append(count_note)
+    if getattr(args, "measured", None):
+        _anchor(args.measured, cat, preds, pred, kref, launch)
     if args.json:
         print_json([{**p.to_dict(), "args": pargs} for p in preds])
         return 0
     _print(preds, pargs)
     return 0
+
+
+def _anchor(text: str, cat: Any, preds: list[Any], pred: Any, kref: Any, launch: Any) -> None:
+    from ridgeline.predictors.anchored import anchor_predictions, parse_measured
+
+    anchor = parse_measured(text, cat)
+    on = next((p for p in preds if p.gpu == anchor.gpu.name), None)
+    anchor_predictions(preds, anchor, on or pred.predict(kref, launch, anchor.gpu))
 
 
 def _attach_counts(args: argparse.Namespace, pred: Any, sources: list[Path], kname: str,

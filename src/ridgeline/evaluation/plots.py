@@ -33,6 +33,7 @@ def roofline_chart(path: Path, gpu: str, measured: dict[str, np.ndarray],
     for prec, style in (("sp", "-"), ("dp", "--")):
         ax.plot(xs, np.minimum(g.peak(prec), xs * g.bandwidth), "k" + style, lw=1,
                 label=f"{prec.upper()} roof")
+    _achievable_roof(ax, xs, g)
     for d, mk, lab in ((measured, "o", "measured"), (predicted, "x", "predicted")):
         f, b, t = (np.asarray(d[k], float) for k in ("flops", "bytes", "time_ns"))
         ok = (f > 0) & (b > 0) & (t > 0)
@@ -48,6 +49,18 @@ def roofline_chart(path: Path, gpu: str, measured: dict[str, np.ndarray],
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def _achievable_roof(ax: Any, xs: np.ndarray, g: Any) -> None:
+    """The achievable SP roof, dashed beside the theoretical ones: achievable DRAM bandwidth
+    and FP32 (the theoretical FP32 where the GPU has no achievable figure)."""
+    bw, sp = g.achievable("dram_bandwidth"), g.achievable("fp32")
+    if bw.value is None and sp.value is None:
+        return
+    peak = sp.value * 1e12 if sp.value is not None else g.peak("sp")
+    est = " (estimated)" if bw.estimated or sp.estimated else ""
+    ax.plot(xs, np.minimum(peak, xs * (bw.value or g.dram_bandwidth_gbps) * 1e9), "--",
+            color="tab:red", lw=1, label=f"achievable SP roof{est}")
 
 
 def time_scatter(path: Path, measured_ns: np.ndarray, predicted_ns: np.ndarray,

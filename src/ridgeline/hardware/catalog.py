@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ridgeline.errors import InputFileError, SchemaError, UnknownNameError
+from ridgeline.hardware.achievable import KINDS, Roof, parse_achievable, roof, share_rule
 
 __all__ = ["GPU", "Catalog", "load_catalog", "get_gpu", "PRECISIONS"]
 
@@ -89,7 +90,27 @@ class GPU:
     #: L2) for the same HeCBench kernels, small and large, reading and writing (see the
     #: catalog file)
     dram_bytes_scale: float = 1.0
+    #: measured achievable figures {kind: (value, source)} (see hardware/achievable.py)
+    achievable_measured: Mapping[str, tuple[float, str]] = field(
+        default_factory=dict, compare=False, hash=False)
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def achievable(self, kind: str) -> Roof:
+        """The achievable figure of *kind* (``dram_bandwidth``, ``fp32``, ``fp64``,
+        ``int32``, ``l2_bandwidth``): measured, estimated or none (see its source)."""
+        if kind not in KINDS:
+            raise UnknownNameError("achievable kind", kind, KINDS)
+        theo = KINDS[kind][1]
+        share, n = _shares().get(kind, (None, 0))
+        return roof(kind, self.achievable_measured,
+                    float(getattr(self, theo)) if theo else None, share, n)
+
+    @property
+    def achievable_bandwidth(self) -> float:
+        """Achievable DRAM bandwidth in bytes per second (the theoretical one when the GPU
+        has neither a figure nor an estimate)."""
+        v = self.achievable("dram_bandwidth").value
+        return (v or self.dram_bandwidth_gbps) * 1e9
 
     @property
     def bandwidth(self) -> float:
@@ -140,7 +161,9 @@ class GPU:
         d = asdict(self)
         d["aliases"] = list(self.aliases)
         extra = d.pop("extra")
+        d.pop("achievable_measured")
         d.update(extra)
+        d["achievable"] = {k: self.achievable(k).to_dict() for k in KINDS}
         return d
 
     @classmethod
@@ -150,10 +173,12 @@ class GPU:
             raise SchemaError(
                 f"{where}: GPU {raw.get('name', '?')!r} lacks required fields {missing}"
             )
-        known = {f.name for f in fields(cls)} - {"extra"}
+        known = {f.name for f in fields(cls)} - {"extra", "achievable_measured"}
         kwargs = {k: v for k, v in raw.items() if k in known}
         kwargs["aliases"] = tuple(raw.get("aliases", ()))
-        kwargs["extra"] = {k: v for k, v in raw.items() if k not in known}
+        kwargs["extra"] = {k: v for k, v in raw.items()
+                           if k not in known and not str(k).startswith("achievable_")}
+        kwargs["achievable_measured"] = parse_achievable(raw, where)
         share = kwargs.get("l2_exit_writeback", 1.0)
         if not isinstance(share, bool | int | float) or not 0 <= share <= 1:
             raise SchemaError(f"{where}: GPU {raw['name']!r} field l2_exit_writeback must be "
@@ -262,6 +287,20 @@ def _parse(text: str, where: str, json_format: bool) -> list[GPU]:
 def _builtin() -> Catalog:
     text = resources.files("ridgeline").joinpath("data/hardware/gpus.toml").read_text("utf-8")
     return Catalog(_parse(text, "ridgeline/data/hardware/gpus.toml", json_format=False))
+
+
+@lru_cache(maxsize=1)
+def _shares() -> dict[str, tuple[float | None, int]]:
+    """Per kind, the median measured/theoretical share over the shipped GPUs that have a
+    measured figure, and how many they are (the estimate's rule)."""
+    out: dict[str, tuple[float | None, int]] = {}
+    for kind, (_, theo, _) in KINDS.items():
+        if theo is None:
+            continue
+        pairs = [(g.achievable_measured[kind][0], float(getattr(g, theo)))
+                 for g in _builtin() if kind in g.achievable_measured]
+        out[kind] = (share_rule(kind, pairs), len(pairs))
+    return out
 
 
 def load_catalog(gpu_file: str | Path | None = None) -> Catalog:

@@ -28,6 +28,7 @@ from ridgeline.datasets import read_strict_csv, require_columns
 from ridgeline.errors import RidgelineError, UnknownNameError
 from ridgeline.hardware import Counts, get_rule, load_catalog, time_lower_bound
 from ridgeline.predictors.batch import analyze_rows
+from ridgeline.predictors.batch_anchor import anchor_columns, anchor_rows
 from ridgeline.predictors.batch_rows import row_problems
 from ridgeline.predictors.counted import (
     COUNTED_COLUMNS,
@@ -81,7 +82,7 @@ def output_columns(columns: list[str], predictor: str) -> list[str]:
     """The output's columns: the input's, then the added ones in their stable order."""
     extra = LEARNED_COLUMNS if predictor == "learned" else []
     return list(dict.fromkeys([*columns, *PRED_COLUMNS, "pred_origin", *extra,
-                               *COUNT_COLUMNS]))
+                               *COUNT_COLUMNS, *anchor_columns(columns)]))
 
 
 def predict_batch(rows_csv: Path, sources: Path, predictor: str = "learned",
@@ -128,7 +129,14 @@ def predict_rows(df: pd.DataFrame, sources: Path, catalog: Any, predictor: str =
         if model_err:  # nothing was filled
             err = [e or model_err for e in err]
     out["error"] = [_at(e, lines[i] if lines else None, where) for i, e in enumerate(err)]
-    return out[output_columns(list(df.columns), predictor)]
+    cols = output_columns(list(df.columns), predictor)
+    if not anchor_columns(list(df.columns)):
+        return out[cols]
+    # measured_gpu/measured_ns: times anchored on the measured GPU's prediction
+    return anchor_rows(out[[c for c in cols if c != "pred_anchor"]], df, catalog,
+                       lambda extra: predict_rows(extra, sources, catalog, predictor, jobs,
+                                                  False, count, count_timeout),
+                       lambda i: _at("x", lines[i] if lines else None, where)[1:])[cols]
 
 
 def _at(error: str, line: int | None, where: str) -> str:
