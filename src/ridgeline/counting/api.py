@@ -106,6 +106,7 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
               idle_stop: float | None = None,
               expect: list[str] | None = None,
               defines: list[str] | None = None,
+              includes: list[str | Path] | None = None, std: str | None = None,
               fold_math: bool = True, approx_sqrt: bool = False,
               code_size: bool = True, nvcc_fast_math: bool = True,
               unroll_threshold: int | None = None,
@@ -130,10 +131,12 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
     then missed). *expect* names the kernels wanted (whole names, names before ``@site``, or
     name ends): the program stops as soon as each of them has *launches* counted launches.
     *defines* (``NAME`` or ``NAME=VALUE``) replace the preprocessor definitions read from the
-    Makefile: build the way the measured binary was built (``program.compile_commands_defines``
-    reads them from a ``compile_commands.json``). With *fold_math* False, math calls on
-    constants (``cosf(0.5f)``) are not evaluated at build time but counted per call, as a GPU
-    build that links libdevice (clang CUDA, OpenMP offload) runs them. With *approx_sqrt*
+    Makefile (and the backend's make fragment): build the way the measured binary was built
+    (``ridgeline.sources.build.BuildFlags`` reads them from a ``compile_commands.json``);
+    *includes* are searched after the Makefile's include folders and *std* replaces its C++
+    standard. With *fold_math* False, math calls on constants (``cosf(0.5f)``) are not
+    evaluated at build time but counted per call, as a GPU build that links libdevice
+    (clang CUDA, OpenMP offload) runs them. With *approx_sqrt*
     ``sqrtf`` costs what its approximate form does (libdevice under clang takes it). With
     *nvcc_fast_math* False the Makefile's ``-use_fast_math`` (an nvcc flag) is not applied.
     *unroll_threshold* is the build's loop-unrolling threshold (None: LLVM's default for
@@ -179,6 +182,7 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
                       sample_max=sample_max, sample_budget=sample_budget,
                       idle_stop=idle_stop, expect=list(expect or []),
                       defines=None if defines is None else list(defines),
+                      includes=[Path(i).resolve() for i in includes or ()], std=std,
                       fold_math=fold_math, approx_sqrt=approx_sqrt,
                       nvcc_fast_math=nvcc_fast_math, unroll_threshold=unroll_threshold,
                       warm_blocks=warm_blocks)
@@ -191,7 +195,8 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
 
     # nvcc compiles the kernels while the CPU build runs
     with ThreadPoolExecutor(1) as pool:
-        compiled = pool.submit(program_functions, pdir, opts.defines)
+        compiled = pool.submit(program_functions, pdir, opts.defines,
+                               includes=opts.includes)
         recs = chosen.count(pdir, argv, opts)
         functions, problems = compiled.result()
     for p in problems:

@@ -159,6 +159,10 @@ class RunOptions:
     #: preprocessor definitions (``NAME`` or ``NAME=VALUE``) used instead of the ones the
     #: Makefile's active lines give (None: the Makefile's)
     defines: list[str] | None = None
+    #: include folders searched after the Makefile's (-I, compile_commands.json)
+    includes: list[Path] = field(default_factory=list)
+    #: C++ standard replacing the Makefile's (a compile_commands.json's -std; None: keep)
+    std: str | None = None
     #: math calls on constants evaluated at build time (False: counted per call; see
     #: toolchain.BuildSpec.fold_math)
     fold_math: bool = True

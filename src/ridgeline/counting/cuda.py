@@ -19,16 +19,14 @@ from ridgeline.counting.cuda_rewrite import (
 )
 from ridgeline.counting.program import (
     library_sources,
-    makefile_defines,
     makefile_fast_math,
     makefile_host_openmp,
-    makefile_includes,
     makefile_no_fmad,
-    makefile_std,
     sibling_ports,
     sources_of,
 )
 from ridgeline.counting.toolchain import NVPTX_TRIPLE, BuildSpec
+from ridgeline.sources.build import BuildFlags, cpu_std
 
 __all__ = ["CudaBackend", "prepare_sources"]
 
@@ -114,7 +112,8 @@ class CudaBackend(Backend):
             if problems:
                 raise ProgramRunError(program_dir.name, "unsupported",
                                       "uses " + ", ".join(problems))
-            std = makefile_std(program_dir)
+            build = BuildFlags.from_makefile(program_dir, "cuda")
+            std = cpu_std(opts.std or build.std)
             if std in ("c++11", "c++14", "gnu++11", "gnu++14"):
                 std = "c++17"
             copies = [_copy_of(s, program_dir, tmp) for s in srcs]
@@ -124,8 +123,8 @@ class CudaBackend(Backend):
             spec = BuildSpec(
                 sources=copies, model="cuda",
                 include_dirs=[tmp, program_dir, *(_in_copy(d, program_dir, tmp)
-                                                  for d in makefile_includes(program_dir))],
-                defines=makefile_defines(program_dir) if opts.defines is None else opts.defines,
+                                                  for d in (*build.includes, *opts.includes))],
+                defines=list(build.defines) if opts.defines is None else opts.defines,
                 std=std,
                 extra_flags=["-Wno-register", *_sibling_includes(program_dir)],
                 fast_math=opts.nvcc_fast_math and makefile_fast_math(program_dir),
