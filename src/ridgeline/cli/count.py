@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from ridgeline.cli._common import print_json, print_table
+from ridgeline.cli._common import add_build_options, build_of, print_json, print_table
 from ridgeline.counting.base import WARM_BLOCKS
-from ridgeline.errors import UsageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -56,13 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--run-all", action="store_true",
                    help="keep executing kernels after their counted launches (slower, "
                    "keeps the program's results valid)")
-    p.add_argument("--define", action="append", default=None, metavar="NAME[=VALUE]",
-                   help="preprocessor definition (repeatable); given, these replace the "
-                   "Makefile's")
-    p.add_argument("--compile-commands", metavar="FILE",
-                   help="take the definitions from this compile_commands.json (the entries "
-                   "of files in a folder named like PROGRAM_DIR), e.g. the build that was "
-                   "profiled; --define adds to them")
+    add_build_options(p)
     p.add_argument("--keep-constant-math", action="store_true",
                    help="count math calls on constants (cosf(0.5f)) per call instead of "
                    "letting the compiler evaluate them, as GPU builds through libdevice "
@@ -81,31 +75,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ridgeline.counting import compiler_options, count_run
+    from ridgeline.counting import build_options, compiler_options, count_run
 
     gpus = args.gpu or ["rtx3080"]
-    defines = list(args.define) if args.define else None
-    if args.compile_commands:
-        from pathlib import Path
-
-        from ridgeline.counting.program import compile_commands_defines
-
-        name = Path(args.program_dir).resolve().name
-        try:
-            found = compile_commands_defines(Path(args.compile_commands), name)
-        except ValueError as e:
-            raise UsageError(f"--compile-commands: {e}") from e
-        if found is None:
-            raise UsageError(f"--compile-commands: {args.compile_commands} has no entry for a "
-                             f"file in a folder named {name!r}")
-        defines = found + (defines or [])
+    build = build_options(build_of(args), Path(args.program_dir))
     recs = count_run(args.program_dir, args.args, kernel=args.kernel, launches=args.launches,
                      gpu=gpus if len(gpus) > 1 else gpus[0], timeout=args.timeout,
                      memory_gb=args.memory_gb, backend=args.backend,
                      skip_after=not args.run_all, sample_threshold=args.sample_threshold,
                      sample_blocks=args.sample_min, sample_max=args.sample_max,
                      sample_budget=args.sample_budget, idle_stop=args.idle_stop,
-                     defines=defines, warm_blocks=args.warm_blocks,
+                     warm_blocks=args.warm_blocks, **build,
                      **compiler_options(args.gpu_compiler, args.keep_constant_math,
                                         args.unroll_threshold))
     stopped = getattr(recs, "stopped", None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import shlex
 from pathlib import Path
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from ridgeline.counting.base import (
     BACKENDS,
@@ -16,10 +16,11 @@ from ridgeline.counting.base import (
     RunOptions,
 )
 from ridgeline.errors import UsageError
+from ridgeline.sources.build import ProgramBuild
 
 log = logging.getLogger(__name__)
 
-__all__ = ["count_run", "backend_for", "compiler_options", "GPU_COMPILERS",
+__all__ = ["count_run", "build_options", "backend_for", "compiler_options", "GPU_COMPILERS",
            "CompilerOptions", "NVCC_UNROLL_THRESHOLD"]
 
 
@@ -96,6 +97,22 @@ def backend_for(program_dir: Path, name: str | None = None) -> Backend:
                           "no CUDA kernels, OpenMP target regions or OpenCL kernels found")
 
 
+def build_options(build: ProgramBuild, program_dir: Path) -> dict[str, Any]:
+    """:func:`count_run`'s build keywords for what the user said (``-D``, ``-I``,
+    ``--compile-commands``): a compile_commands.json's definitions, folders and standard in
+    place of the Makefile's, the command line's added."""
+    out: dict[str, Any] = {"add_defines": list(build.cli.defines),
+                           "includes": list(build.cli.includes)}
+    if build.compile_commands is None:
+        return out
+    measured = build.measured(program_dir, [])
+    if measured is None:
+        raise UsageError(f"--compile-commands: {build.compile_commands} has no entry for a "
+                         f"file in a folder named {program_dir.resolve().name!r}")
+    return {**out, "defines": list(measured.defines), "std": measured.std,
+            "includes": [*measured.includes, *build.cli.includes]}
+
+
 def count_run(program_dir: str | Path, args: str | list[str] | None = None,
               kernel: str | None = None, launches: int = 2, gpu: str | list[str] | None = None,
               timeout: float = 300.0, memory_gb: float = 8.0, backend: str | None = None,
@@ -106,6 +123,7 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
               idle_stop: float | None = None,
               expect: list[str] | None = None,
               defines: list[str] | None = None,
+              add_defines: list[str] | None = None,
               includes: list[str | Path] | None = None, std: str | None = None,
               fold_math: bool = True, approx_sqrt: bool = False,
               code_size: bool = True, nvcc_fast_math: bool = True,
@@ -133,6 +151,7 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
     *defines* (``NAME`` or ``NAME=VALUE``) replace the preprocessor definitions read from the
     Makefile (and the backend's make fragment): build the way the measured binary was built
     (``ridgeline.sources.build.BuildFlags`` reads them from a ``compile_commands.json``);
+    *add_defines* come after them (a same-named one replaced: the command line's ``-D``);
     *includes* are searched after the Makefile's include folders and *std* replaces its C++
     standard. With *fold_math* False, math calls on constants (``cosf(0.5f)``) are not
     evaluated at build time but counted per call, as a GPU build that links libdevice
@@ -182,6 +201,7 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
                       sample_max=sample_max, sample_budget=sample_budget,
                       idle_stop=idle_stop, expect=list(expect or []),
                       defines=None if defines is None else list(defines),
+                      add_defines=list(add_defines or ()),
                       includes=[Path(i).resolve() for i in includes or ()], std=std,
                       fold_math=fold_math, approx_sqrt=approx_sqrt,
                       nvcc_fast_math=nvcc_fast_math, unroll_threshold=unroll_threshold,

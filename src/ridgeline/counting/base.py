@@ -159,6 +159,8 @@ class RunOptions:
     #: preprocessor definitions (``NAME`` or ``NAME=VALUE``) used instead of the ones the
     #: Makefile's active lines give (None: the Makefile's)
     defines: list[str] | None = None
+    #: definitions added to (or replacing same-named ones of) the build's (-D)
+    add_defines: list[str] = field(default_factory=list)
     #: include folders searched after the Makefile's (-I, compile_commands.json)
     includes: list[Path] = field(default_factory=list)
     #: C++ standard replacing the Makefile's (a compile_commands.json's -std; None: keep)

@@ -22,11 +22,12 @@ from ridgeline.counting.program import (
     makefile_fast_math,
     makefile_host_openmp,
     makefile_no_fmad,
+    run_build_flags,
     sibling_ports,
     sources_of,
 )
 from ridgeline.counting.toolchain import NVPTX_TRIPLE, BuildSpec
-from ridgeline.sources.build import BuildFlags, cpu_std
+from ridgeline.sources.build import cpu_std
 
 __all__ = ["CudaBackend", "prepare_sources"]
 
@@ -112,7 +113,8 @@ class CudaBackend(Backend):
             if problems:
                 raise ProgramRunError(program_dir.name, "unsupported",
                                       "uses " + ", ".join(problems))
-            build = BuildFlags.from_makefile(program_dir, "cuda")
+            build = run_build_flags(program_dir, "cuda", opts.defines, opts.add_defines,
+                                    opts.includes)
             std = cpu_std(opts.std or build.std)
             if std in ("c++11", "c++14", "gnu++11", "gnu++14"):
                 std = "c++17"
@@ -123,8 +125,8 @@ class CudaBackend(Backend):
             spec = BuildSpec(
                 sources=copies, model="cuda",
                 include_dirs=[tmp, program_dir, *(_in_copy(d, program_dir, tmp)
-                                                  for d in (*build.includes, *opts.includes))],
-                defines=list(build.defines) if opts.defines is None else opts.defines,
+                                                  for d in build.includes)],
+                defines=list(build.defines),
                 std=std,
                 extra_flags=["-Wno-register", *_sibling_includes(program_dir)],
                 fast_math=opts.nvcc_fast_math and makefile_fast_math(program_dir),

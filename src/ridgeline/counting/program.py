@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from ridgeline.sources.build import BuildFlags, backend_sources, cpu_std, read_compile_commands
@@ -14,7 +16,8 @@ __all__ = ["sources_of", "library_sources", "makefile_defines", "makefile_fast_m
            "makefile_no_fmad", "makefile_host_openmp",
            "makefile_includes", "makefile_run_args",
            "makefile_std", "makefile_active_lines", "makefile_mentioned_sources",
-           "makefile_cxx_driver", "sibling_ports", "compile_commands_defines"]
+           "makefile_cxx_driver", "sibling_ports", "compile_commands_defines",
+           "run_build_flags"]
 
 _SRC_EXT = {"omp": (".cpp", ".c", ".cc", ".cxx"), "cuda": (".cu", ".cpp", ".c", ".cc")}
 
@@ -314,3 +317,16 @@ def compile_commands_defines(path: Path, program: str) -> list[str] | None:
         flags = BuildFlags.from_command(e["arguments"], Path(e["directory"]))
         out += [d for d in flags.defines if d not in out]
     return out
+
+
+def run_build_flags(program_dir: Path, model: str, defines: list[str] | None = None,
+                    add_defines: Sequence[str] = (), includes: Sequence[Path] = (),
+                    ) -> BuildFlags:
+    """The flags of a CPU build of *program_dir* for *model*: its Makefile's and the model's
+    make fragment's, with *defines* (a measured build's, e.g. from a compile_commands.json)
+    in place of their definitions when given, then *add_defines* and *includes* (the command
+    line's) after them."""
+    build = BuildFlags.from_makefile(program_dir, model)
+    if defines is not None:
+        build = replace(build, defines=tuple(defines))
+    return build.merge(BuildFlags(tuple(add_defines), tuple(includes)))

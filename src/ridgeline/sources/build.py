@@ -6,6 +6,7 @@ side by side, each with its own ``*.make`` fragment)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
@@ -19,7 +20,7 @@ from ridgeline.errors import UsageError
 from ridgeline.sources.makefile import active_lines, defines_in, includes_in, std_in
 
 __all__ = ["BuildFlags", "backend_of", "backend_sources", "cpu_std", "make_fragment",
-           "read_compile_commands", "KERNEL_MODELS"]
+           "read_compile_commands", "KERNEL_MODELS", "ProgramBuild"]
 
 log = logging.getLogger(__name__)
 
@@ -257,3 +258,50 @@ def read_compile_commands(path: Path) -> list[dict[str, Any]]:
         out.append({"file": str(f if f.is_absolute() else d / f), "directory": str(d),
                     "arguments": [str(a) for a in args]})
     return out
+
+
+@dataclass(frozen=True)
+class ProgramBuild:
+    """What the user said about a build: ``-D``/``-I`` of the command line (*cli*) and a
+    ``compile_commands.json`` (*compile_commands*), to join with what each program folder's
+    makefiles say. One object serves the source front ends and the CPU build alike."""
+
+    cli: BuildFlags = BuildFlags()
+    compile_commands: Path | None = None
+
+    @classmethod
+    def from_cli(cls, defines: Iterable[str] | None = None,
+                 includes: Iterable[str | Path] | None = None,
+                 compile_commands: str | Path | None = None) -> ProgramBuild:
+        cc = Path(compile_commands) if compile_commands else None
+        if cc is not None:
+            read_compile_commands(cc)  # a wrong file is refused before any work
+        return cls(BuildFlags.from_cli(defines, includes), cc)
+
+    def measured(self, program_dir: Path, sources: Sequence[Path]) -> BuildFlags | None:
+        """The compile_commands.json flags of *program_dir*'s *sources*, or None (no file, or
+        no entry for the program)."""
+        if self.compile_commands is None:
+            return None
+        return BuildFlags.from_compile_commands(self.compile_commands, program_dir, sources)
+
+    def for_model(self, program_dir: Path, model: str | None,
+                  sources: Sequence[Path] = ()) -> BuildFlags:
+        """Flags of a build of *program_dir* for *model*: the compile_commands.json entries
+        of its sources when there are any, else its Makefile and the model's make fragment;
+        then the command line's."""
+        base = self.measured(program_dir, sources) or BuildFlags.from_makefile(program_dir,
+                                                                               model)
+        return base.merge(self.cli)
+
+    def for_file(self, path: Path, language: str | None) -> BuildFlags:
+        """Flags a source front end parses *path* with (its folder's build for the file's
+        language: ``cuda``, ``omp``, ``opencl``)."""
+        folder = path.parent
+        return self.for_model(folder, language, [path])
+
+    def cache_key(self) -> list[Any]:
+        """What of this build changes a counting run (for cache keys)."""
+        cc = self.compile_commands
+        digest = None if cc is None else hashlib.sha256(cc.read_bytes()).hexdigest()[:16]
+        return [list(self.cli.defines), [str(i) for i in self.cli.includes], digest]
