@@ -9,6 +9,7 @@ from typing import Any
 
 from ridgeline._registry import Registry
 from ridgeline.errors import ExecutionError
+from ridgeline.hardware import GPU
 
 __all__ = ["LaunchCount", "CountedLaunches", "ProgramRunError", "Backend", "BACKENDS",
            "RunOptions", "WARM_BLOCKS"]
@@ -129,7 +130,8 @@ class RunOptions:
 
     kernel: str | None = None
     launches: int = 2
-    gpus: list[str] = field(default_factory=list)
+    #: GPUs whose L2 models the DRAM bytes: catalog names, or entries of a user's GPU file
+    gpus: list[str | GPU] = field(default_factory=list)
     timeout: float = 300.0
     memory_gb: float = 8.0
     build_timeout: float = 300.0

@@ -11,6 +11,7 @@ from typing import Any
 from ridgeline._registry import Registry
 from ridgeline.errors import LaunchError
 from ridgeline.hardware import GPU, Counts, Label, get_rule, rule_names, time_lower_bound
+from ridgeline.sources.build import ProgramBuild
 
 __all__ = [
     "Dim3",
@@ -106,6 +107,9 @@ class KernelRef:
     sources: tuple[Path, ...] = ()
     language: str | None = None  # "cuda", "omp", "opencl"; None: detect
     defines: tuple[str, ...] = ()
+    #: how the program is built (-D, -I, compile_commands.json; see
+    #: :class:`ridgeline.sources.ProgramBuild`); None: the given *defines* alone
+    build: ProgramBuild | None = None
 
     @property
     def program_dir(self) -> Path | None:

@@ -42,6 +42,8 @@ _MARKS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     ))
 #: models whose sources, two or more in one folder, make it a multi-backend folder
 KERNEL_MODELS = frozenset({"cuda", "hip", "omp", "acc", "sycl", "kokkos", "raja", "opencl"})
+#: models one build can hold together (a folder of both is not a multi-backend one)
+_FAMILY = {"hip": "cuda"}
 #: the words a backend's make fragment is named by (``CUDA.make``, ``Makefile.openmp``)
 _FRAGMENT_NAMES = {"cuda": ("cuda", "nvcc"), "omp": ("openmp", "omp", "omptarget",
                                                      "openmptarget", "ompoffload"),
@@ -105,7 +107,8 @@ def backend_sources(program_dir: Path, files: Sequence[Path], model: str) -> lis
             marks[f] = backend_of(f.read_text(errors="replace"))
         except OSError:
             marks[f] = None
-    kinds = {m for m in marks.values() if m in KERNEL_MODELS}
+    # HIP sources keep CUDA's kernel syntax: a HIP port's kernel files read as CUDA
+    kinds = {_FAMILY.get(m, m) for m in marks.values() if m in KERNEL_MODELS}
     if len(kinds) < 2:
         return list(files)
     frag = make_fragment(program_dir, model)
