@@ -30,6 +30,7 @@ from ridgeline.predictors.srcscan import (
 )
 from ridgeline.predictors.srcscan import Launch as Site
 from ridgeline.sources.build import BuildFlags, backend_sources
+from ridgeline.sources.regionname import region_short_name
 
 __all__ = ["KernelAnalysis", "analyze_launch", "args_numbers"]
 
@@ -374,7 +375,8 @@ def _omp(prog: Program, kref: KernelRef, launch: Launch) -> KernelAnalysis:
     origin["arguments"] = f"{len(env.vars)} host values evaluated"
     runs = _spmd_copies(region.pragma, region.body, grid, block, notes)
     footprint = _omp_footprint(fn, region.pragma, stats, env, extra)
-    return KernelAnalysis(kref.name, "omp", grid, block, stats, runs, dict(env.vars),
+    return KernelAnalysis(region_short_name(kref.name), "omp", grid, block, stats, runs,
+                          dict(env.vars),
                           launch.args, origin, notes, footprint)
 
 
