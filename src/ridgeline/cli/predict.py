@@ -211,11 +211,11 @@ def _attach_counts(args: argparse.Namespace, pred: Any, sources: list[Path], kre
     notes: dict[str, list[str]] = {}
     countable = []
     for g in gpus:
-        why = uncountable(g)
-        if why and mode == "always":
-            raise UsageError(f"--count always: {why}")
-        if why:
-            notes[g.name] = [f"counting skipped for this GPU: {why}; learned path used"]
+        reason = uncountable(g)
+        if reason and mode == "always":
+            raise UsageError(f"--count always: {reason}")
+        if reason:
+            notes[g.name] = [f"counting skipped for this GPU: {reason}; learned path used"]
         else:
             countable.append(g)
             if not shipped_gpu(g):
