@@ -125,3 +125,23 @@ def test_a_gpu_without_an_l2_size_is_named_as_the_one_not_counted() -> None:
     gpu = load_catalog().get("rtx3080")
     assert uncountable(gpu) is None
     assert "no usable L2 size" in (uncountable(replace(gpu, l2_mb=0.0)) or "")
+
+
+def test_predict_batch_counts_the_users_gpu_and_the_multi_backend_folder(
+        toolchain: None, stream: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import pandas as pd
+
+    gpus = _gpu_file(tmp_path)
+    rows = tmp_path / "rows.csv"
+    rows.write_text(
+        "source,kernel,model_type,block_size,grid_size,exe_args,device\n"
+        f'stream,triad_kernel,cuda,"(128, 1, 1)","(32, 1, 1)",{N},3080\n'
+        f'stream,triad_kernel,cuda,"(128, 1, 1)","(32, 1, 1)",{N},mylab\n')
+    out = tmp_path / "out.csv"
+    assert main(["predict-batch", str(rows), "--sources", str(tmp_path), "--out", str(out),
+                 "--jobs", "1", "--gpu-file", str(gpus), "-D", "UNUSED_OPTION"]) == 0, \
+        capsys.readouterr().err
+    df = pd.read_csv(out, keep_default_na=False, dtype=str)
+    assert list(df["pred_origin"]) == ["counted", "counted"], list(df["count_error"])
+    assert float(df["pred_DP_FLOP"][0]) == pytest.approx(2 * N, rel=1e-6)

@@ -101,6 +101,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="rows predicted and written to OUT.csv.partial together, at least "
                    "(whole programs; default 256): a kill loses at most the chunk under way")
     add_gpu_file(b)
+    add_build_options(b)
     b.set_defaults(func=run_batch)
 
     t = sub.add_parser(

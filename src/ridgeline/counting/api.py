@@ -134,15 +134,19 @@ def l2_model_note(gpu: GPU) -> str:
             (f"; fields at their defaults: {', '.join(dflt)}" if dflt else ""))
 
 
-def build_options(build: ProgramBuild, program_dir: Path) -> dict[str, Any]:
+def build_options(build: ProgramBuild, program_dir: Path, strict: bool = True
+                  ) -> dict[str, Any]:
     """:func:`count_run`'s build keywords for what the user said (``-D``, ``-I``,
     ``--compile-commands``): a compile_commands.json's definitions, folders and standard in
-    place of the Makefile's, the command line's added."""
+    place of the Makefile's, the command line's added. A compile_commands.json without an
+    entry for the program is an error when *strict*, else the Makefile's flags are kept."""
     out: dict[str, Any] = {"add_defines": list(build.cli.defines),
                            "includes": list(build.cli.includes)}
     if build.compile_commands is None:
         return out
     measured = build.measured(program_dir, [])
+    if measured is None and not strict:
+        return out
     if measured is None:
         raise UsageError(f"--compile-commands: {build.compile_commands} has no entry for a "
                          f"file in a folder named {program_dir.resolve().name!r}")

@@ -890,17 +890,20 @@ def run_counts(program_dir: Path, args: str, kernel: str, gpus: Sequence[str | G
     return recs, False
 
 
-def run_program_counts(program_dir: Path, args: str, kernels: list[str], gpus: list[str],
-                       timeout: float, run: bool = True) -> tuple[list[dict[str, Any]], bool]:
+def run_program_counts(program_dir: Path, args: str, kernels: list[str],
+                       gpus: Sequence[str | GPU], timeout: float, run: bool = True,
+                       build: ProgramBuild | None = None,
+                       ) -> tuple[list[dict[str, Any]], bool]:
     """Counted launches (one per kernel) of one run of *program_dir* with *args*, for the
     *kernels* a batch asks about (the run stops once each has a counted launch) and the DRAM
     model of each of *gpus*; cached on disk like :func:`run_counts`. Raises
     :class:`ridgeline.counting.ProgramRunError` when the program cannot be counted. With
     *run* false only the cache is read (no records when it has none)."""
-    from ridgeline.counting import count_run
+    from ridgeline.counting import build_options, count_run
 
     wanted = sorted({_OMP_PREFIX.sub("", k) for k in kernels})
-    key = _folder_key(program_dir, args, "|".join(wanted), gpus)
+    key = _folder_key(program_dir, args, "|".join(wanted), _gpu_keys(gpus),
+                      extra=[build.cache_key() if build else None])
     path = _cache_dir() / f"prog-{key}.json"
     cached = _cache_read(path)
     if cached is not None:
@@ -916,8 +919,9 @@ def run_program_counts(program_dir: Path, args: str, kernels: list[str], gpus: l
         raise ProgramRunError(program_dir.name, prior["cause"],
                               f"{prior['detail']} (cached failure; delete {fail} to retry)")
     try:
-        res = count_run(program_dir, args, kernel=None, launches=1, gpu=gpus,
-                        timeout=timeout, expect=wanted)
+        res = count_run(program_dir, args, kernel=None, launches=1, gpu=list(gpus),
+                        timeout=timeout, expect=wanted,
+                        **(build_options(build, program_dir, strict=False) if build else {}))
     except ProgramRunError as e:
         fail.parent.mkdir(parents=True, exist_ok=True)
         fail.write_text(json.dumps({"cause": e.cause, "detail": e.detail[:500],
