@@ -82,6 +82,8 @@ def test_predict_takes_launch_sizes_from_the_counted_run(
     (p,) = _json(capsys, [*base, "--count", "auto", "--json"])
     assert p["origin"]["grid"] == p["origin"]["block"] == "counted launch (CPU execution)"
     assert "counted" in p["origin"]["flops"]
+    # the template argument too: the CPU run launched copy_kernel<double>
+    assert not any("template parameter" in n for n in p["notes"]), p["notes"]
     # reads a; the writes of c (32 KiB) stay in the L2 past the launch (l2_exit_kept_mib)
     assert p["dram_bytes"] >= 8 * N
 

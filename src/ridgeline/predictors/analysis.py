@@ -336,7 +336,8 @@ def _cuda(prog: Program, kref: KernelRef, launch: Launch) -> KernelAnalysis:
     kenv = Env({**bound, "threadIdx": Dim(0, 0, 0), "blockIdx": Dim(0, 0, 0),
                 "blockDim": Dim(*(block or (1, 1, 1))), "gridDim": Dim(*(grid or (1, 1, 1)))},
                _globals(prog), None)
-    callees = _callees(prog, fn, site.targs if site else "", notes=notes)
+    callees = _callees(prog, fn, site.targs if site else "", mangled=launch.instance,
+                       notes=notes)
     stats = analyze(fn.body, fn.params, kenv, callees=callees)
     threads = float(math.prod(grid) * math.prod(block)) if grid and block else float("nan")
     if stats.guard is not None and isinstance(stats.guard, int | float) and stats.guard > 0:

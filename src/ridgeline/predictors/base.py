@@ -127,6 +127,9 @@ class Launch:
     grid: Dim3 | None = None
     block: Dim3 | None = None
     args: str = ""
+    #: the mangled name of the instantiation a CPU run launched (``_Z11copy_kernelIdEv...``):
+    #: template parameters the launch site does not spell out; "" when unknown
+    instance: str = ""
 
     @classmethod
     def parse(cls, grid: Any = None, block: Any = None, args: str | None = "") -> Launch:

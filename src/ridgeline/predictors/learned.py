@@ -664,6 +664,10 @@ class LearnedPredictor(Predictor):
         self.counted = counted
 
     def predict(self, kernel: KernelRef, launch: Launch, gpu: GPU) -> Prediction:
+        instance = next((str(r.get("instance") or "") for r in self.counted or []), "")
+        if instance and not launch.instance:
+            # the template instantiation the CPU run launched
+            launch = replace(launch, instance=instance)
         a = analyze_launch(kernel, launch)
         sizes = counted_sizes(self.counted) if _sizes_unknown(a) else None
         if sizes is not None:
