@@ -197,7 +197,7 @@ def _attach_counts(args: argparse.Namespace, pred: Any, sources: list[Path], kre
         return None, {g.name: [note] for g in gpus}
     if args.predictor != "learned":
         raise UsageError(f"--count {mode} needs --predictor learned (got {args.predictor!r})")
-    from ridgeline.counting import l2_model_note, shipped_gpu, uncountable
+    from ridgeline.counting import shipped_gpu
     from ridgeline.errors import RidgelineError
 
     def every(note: str) -> tuple[None, dict[str, list[str]]]:
@@ -209,18 +209,7 @@ def _attach_counts(args: argparse.Namespace, pred: Any, sources: list[Path], kre
         if mode == "always":
             raise UsageError(why)
         return every(f"counting skipped: {why}; learned path used")
-    notes: dict[str, list[str]] = {}
-    countable = []
-    for g in gpus:
-        reason = uncountable(g)
-        if reason and mode == "always":
-            raise UsageError(f"--count always: {reason}")
-        if reason:
-            notes[g.name] = [f"counting skipped for this GPU: {reason}; learned path used"]
-        else:
-            countable.append(g)
-            if not shipped_gpu(g):
-                notes[g.name] = [l2_model_note(g)]
+    countable, notes = _countable(gpus, mode)
     if not countable:
         return None, notes
     from ridgeline.predictors.counted import run_counts
@@ -245,6 +234,26 @@ def _attach_counts(args: argparse.Namespace, pred: Any, sources: list[Path], kre
     for g in countable:
         notes.setdefault(g.name, []).insert(0, done)
     return recs, notes
+
+
+def _countable(gpus: list[Any], mode: str) -> tuple[list[Any], dict[str, list[str]]]:
+    """The GPUs whose DRAM bytes the CPU run can model, and a note for each other one (and
+    for each GPU of a user's file: its L2 and the model fields at their defaults)."""
+    from ridgeline.counting import l2_model_note, shipped_gpu, uncountable
+
+    notes: dict[str, list[str]] = {}
+    countable = []
+    for g in gpus:
+        reason = uncountable(g)
+        if reason and mode == "always":
+            raise UsageError(f"--count always: {reason}")
+        if reason:
+            notes[g.name] = [f"counting skipped for this GPU: {reason}; learned path used"]
+        else:
+            countable.append(g)
+            if not shipped_gpu(g):
+                notes[g.name] = [l2_model_note(g)]
+    return countable, notes
 
 
 def _print(preds: list[Any], pargs: str) -> None:
