@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from ridgeline.counting import count_run
+from ridgeline.counting._exec import program_output
 from ridgeline.counting.api_surface import ApiEntry, check_group, load_groups, render_program
 
 GROUPS = load_groups()
@@ -91,9 +92,10 @@ def test_a_programs_own_definition_wins(toolchain: None, tmp_path: Path) -> None
     prog = tmp_path / "own-cuda"
     prog.mkdir()
     (prog / "main.cu").write_text(_OWN)
-    out = tmp_path / "out.txt"
-    (rec,) = count_run(prog, [str(out)], skip_after=False, code_size=False, timeout=120)
+    (rec,) = count_run(prog, ["out.txt"], skip_after=False, code_size=False, timeout=120,
+                       workdir=tmp_path / "work")
     assert rec.kernel == "own"
+    out = program_output(tmp_path / "work", prog, "out.txt")
     assert out.read_text().split() == ["-1", "103", "7", "2", "5", "9", "3"]
 
 

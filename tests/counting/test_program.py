@@ -199,3 +199,18 @@ def test_compile_commands_definitions(tmp_path: Path) -> None:
     cc.write_text("{not json")
     with pytest.raises(ValueError, match="not a readable compile_commands.json"):
         compile_commands_defines(cc, "md-cuda")
+
+
+def test_compile_commands_fast_math(tmp_path: Path) -> None:
+    import json
+
+    from ridgeline.counting.program import compile_commands_fast_math
+
+    cc = tmp_path / "compile_commands.json"
+    cc.write_text(json.dumps([
+        {"file": "/src/bs-cuda/main.cu", "command": "nvcc -O3 --use_fast_math -c main.cu"},
+        {"file": "/src/other-cuda/main.cu", "arguments": ["nvcc", "-O3", "-c", "main.cu"]},
+    ]))
+    assert compile_commands_fast_math(cc, "bs-cuda")
+    assert not compile_commands_fast_math(cc, "other-cuda")
+    assert not compile_commands_fast_math(cc, "absent-cuda")

@@ -69,6 +69,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="how the GPU build to predict lowers math: nvcc (default; the "
                    "Makefile's build) or clang through libdevice (math calls on constants "
                    "kept as with --keep-constant-math, sqrtf approximate)")
+    p.add_argument("--math-build", choices=["default", "fast"], default=None,
+                   help="the nvcc build whose math functions are counted: default or fast "
+                   "(-use_fast_math); default: fast when the Makefile or --compile-commands "
+                   "builds with -use_fast_math")
     p.add_argument("--unroll-threshold", type=int, metavar="N",
                    help="the optimizer's loop-unrolling threshold (default: LLVM's for CUDA, "
                    "clang's -O3 one, 300, for OpenMP; 2000 unrolls constant-trip CUDA loops "
@@ -87,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
         shipped_gpu,
         uncountable,
     )
+    from ridgeline.counting.program import compile_commands_fast_math
     from ridgeline.hardware import load_catalog
 
     cat = load_catalog(args.gpu_file)
@@ -98,13 +103,17 @@ def run(args: argparse.Namespace) -> int:
         if not shipped_gpu(g):
             print(f"note: {l2_model_note(g)}", file=sys.stderr)
     build = build_options(build_of(args), Path(args.program_dir))
+    math_build = args.math_build
+    if math_build is None and args.compile_commands and compile_commands_fast_math(
+            Path(args.compile_commands), Path(args.program_dir).resolve().name):
+        math_build = "fast"
     recs = count_run(args.program_dir, args.args, kernel=args.kernel, launches=args.launches,
                      gpu=gpus if len(gpus) > 1 else gpus[0], timeout=args.timeout,
                      memory_gb=args.memory_gb, backend=args.backend,
                      skip_after=not args.run_all, sample_threshold=args.sample_threshold,
                      sample_blocks=args.sample_min, sample_max=args.sample_max,
                      sample_budget=args.sample_budget, idle_stop=args.idle_stop,
-                     warm_blocks=args.warm_blocks, **build,
+                     warm_blocks=args.warm_blocks, math_build=math_build, **build,
                      **compiler_options(args.gpu_compiler, args.keep_constant_math,
                                         args.unroll_threshold))
     stopped = getattr(recs, "stopped", None)

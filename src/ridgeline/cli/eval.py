@@ -34,6 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="pocl-regression: a sample's time is the median of its repeats "
                    "(default) or the fastest, free of the runtime's thread wake-ups")
     p.add_argument("--out", default="runs/eval", help="output folder for the report")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bars (none either when stderr is not a terminal)")
     add_data_dir(p)
     add_gpu_file(p)
     p.set_defaults(func=run)

@@ -6,11 +6,52 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from ridgeline.cli._common import add_data_dir, print_json, print_table
 from ridgeline.errors import InputFileError, MissingDataError, SchemaError, UsageError
 
 _FMT = argparse.RawDescriptionHelpFormatter
+
+
+class _OptionsValueParser(argparse.ArgumentParser):
+    """``--build-options "-DBLOCK=16 -cl-mad-enable"``: without this, argparse reads the
+    value as ``-D`` with the argument ``BLOCK=16 -cl-mad-enable``. A word with a space is
+    a value (what argparse itself assumes once no option prefix matched)."""
+
+    def _parse_optional(self, arg_string: str) -> Any:
+        if " " in arg_string and not arg_string.startswith("--"):
+            return None
+        return super()._parse_optional(arg_string)
+
+
+def _add_build_flags(p: argparse.ArgumentParser, per_row: bool = False) -> None:
+    p.__class__ = _OptionsValueParser
+    g = p.add_argument_group(
+        "build options", "what the host passes to clBuildProgram, for kernels that only "
+        "compile with its macros and headers" + ("; a row's build_options column is added "
+                                                 "to them" if per_row else ""))
+    g.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
+                   help="define a macro (repeatable)")
+    g.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
+                   help="add an include folder (repeatable)")
+    g.add_argument("--build-options", default="", metavar="OPTIONS",
+                   help="a clBuildProgram options string, e.g. \"-DBLOCK=16 -cl-mad-enable\"")
+
+
+def _build(a: argparse.Namespace) -> Any:
+    from ridgeline.sources.clbuild import BuildOptions
+
+    return BuildOptions.from_flags(a.defines, a.include_dirs, a.build_options)
+
+
+def _add_quiet(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar (there is none either when stderr is not a terminal)")
+
+
+def _progress(a: argparse.Namespace) -> bool:
+    return not getattr(a, "quiet", False) and sys.stderr.isatty()
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -46,6 +87,7 @@ def _register_datagen(sub: argparse._SubParsersAction) -> None:
                    "threads stay awake (burst), or wait for each before the next (each)")
     p.add_argument("--ray", metavar="ADDRESS", default=None,
                    help="spread kernels over a Ray cluster (e.g. 127.0.0.1:6379, 'auto')")
+    _add_quiet(p)
     p.set_defaults(func=_datagen)
 
 
@@ -55,7 +97,7 @@ def _datagen(a: argparse.Namespace) -> int:
     cfg = DatagenConfig(device=a.device, samples=a.samples, seed=a.seed, jobs=a.jobs,
                         timeout=a.timeout, ray_address=a.ray, limit=a.limit, timing=a.timing,
                         subset_seed=a.seed if a.limit else None)
-    summary = generate(a.kernels_dir, a.out, cfg, progress=sys.stderr.isatty())
+    summary = generate(a.kernels_dir, a.out, cfg, progress=_progress(a))
     print_json(summary)
     return 0
 
@@ -66,33 +108,48 @@ def _register_counts(sub: argparse._SubParsersAction) -> None:
         description="Run one launch under Oclgrind (no GPU needed) and print FLOPs by "
         "precision (FMA = 2), integer ops, global load/store bytes and distinct 32-byte "
         "sectors. Buffers hold one element per work-item unless --sized (memory analysis); "
-        "integer scalars get the global size.", formatter_class=_FMT,
-        epilog="example:\n"
-        "  ridgeline counts saxpy.cl --kernel saxpy --global 4096 --local 64 --json\n")
+        "integer scalars get the global size. A launch of more than 64 work-groups runs "
+        "only its first and last group and scales the counts (the output says so); --exact "
+        "runs them all.", formatter_class=_FMT,
+        epilog="examples:\n"
+        "  ridgeline counts saxpy.cl --kernel saxpy --global 4096 --local 64 --json\n"
+        "  ridgeline counts hotspot.cl --global 1048576 --local 256 -D BLOCK_SIZE=16 "
+        "--build-options '-DFPTYPE=float'\n")
     p.add_argument("kernel_file", metavar="KERNEL.cl")
     p.add_argument("--kernel", default=None, help="kernel name (default: the first)")
     p.add_argument("--global", dest="gsize", type=int, required=True, metavar="N")
     p.add_argument("--local", dest="lsize", type=int, required=True, metavar="M")
     p.add_argument("--sized", action="store_true", help="size buffers by memory analysis")
+    p.add_argument("--exact", action="store_true",
+                   help="run every work-group, however many (default: sample above 64)")
     p.add_argument("--json", action="store_true")
+    _add_build_flags(p)
     p.set_defaults(func=_counts)
 
 
 def _counts(a: argparse.Namespace) -> int:
     from ridgeline.datagen import kernel_spec, make_args, size_kernel
     from ridgeline.profiles.oclgrind import count_kernel
+    from ridgeline.profiles.oclgrind_sampling import SAMPLE_ABOVE
+    from ridgeline.sources.clbuild import BuildOptions
 
     path = Path(a.kernel_file)
     if not path.is_file():
         raise MissingDataError(f"kernel file {str(path)!r} does not exist")
     src = path.read_text(errors="replace")
-    spec = kernel_spec(src, a.kernel, str(path))
+    # the kernel's folder too, as a host that reads includes next to its kernel would
+    build = _build(a).merged(BuildOptions(include_dirs=(str(path.resolve().parent),)))
+    _check_parses(src, str(path), build)
+    spec = kernel_spec(src, a.kernel, str(path), build=build)
     sizing = size_kernel(spec) if a.sized else None
     if sizing is not None and not sizing.ok:
         raise UsageError(f"{path}: the memory analysis cannot size {spec.name!r}: "
                          f"{sizing.reason}")
-    c = count_kernel(src, spec.name, a.gsize, a.lsize, make_args(spec, a.gsize, sizing))
+    c = count_kernel(src, spec.name, a.gsize, a.lsize, make_args(spec, a.gsize, sizing),
+                     build_options=spec.build_options,
+                     sample_above=None if a.exact else SAMPLE_ABOVE)
     d = c.to_dict()
+    d["note"] = c.sample_note or f"exact: Oclgrind ran all {c.groups_total} work-groups"
     if a.json:
         print_json(d)
         return 0
@@ -100,9 +157,24 @@ def _counts(a: argparse.Namespace) -> int:
             "global_store_bytes", "local_load_bytes", "local_store_bytes", "sectors_read",
             "sectors_written", "dram_bytes", "warp_sector_requests", "instructions"]
     print_table(["count", "value"], [(k, d[k]) for k in keys])
+    print(d["note"])
     for e in c.errors[:5]:
         print(f"oclgrind: {e}", file=sys.stderr)
     return 0
+
+
+def _check_parses(src: str, where: str, build: Any) -> None:
+    """A kernel that needs its host's definitions: say which, before Oclgrind fails."""
+    from ridgeline.sources import clang_available
+
+    if not clang_available():
+        return
+    from ridgeline.sources.clbuild import describe_parse_errors, undefined_names
+    from ridgeline.sources.opencl import check_opencl
+
+    _, errors = check_opencl(src, where, build=build)
+    if undefined_names(errors):
+        raise UsageError(f"{where}: {describe_parse_errors(errors, column_hint=False)}")
 
 
 def _register_train(sub: argparse._SubParsersAction) -> None:
@@ -124,6 +196,7 @@ def _register_train(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=4839)
     p.add_argument("--all-rows", action="store_true",
                    help="train the saved model on all rows after reporting the split")
+    _add_quiet(p)
     add_data_dir(p)
     p.set_defaults(func=_train)
 
@@ -133,7 +206,7 @@ def _train(a: argparse.Namespace) -> int:
 
     report = train_clgen(a.clgen, a.out, model=a.model, backbone=a.backbone,
                          finetune=a.finetune, seed=a.seed, data_dir=a.data_dir,
-                         refit_all=a.all_rows)
+                         refit_all=a.all_rows, progress=_progress(a))
     print_json(report)
     return 0
 
@@ -143,13 +216,21 @@ def _register_batch(sub: argparse._SubParsersAction) -> None:
         "regress-batch", help="predict run times for a CSV of OpenCL launches",
         description="ROWS has one launch per row: src (OpenCL source of one kernel), "
         "wgsize, transfer (bytes), dataset (global size when numeric, else a label: the "
-        "size is inferred from transfer). OUT repeats each row with pred_runtime_ms and "
-        "error (empty when the row was predicted).", formatter_class=_FMT,
-        epilog="example:\n"
-        "  ridgeline regress-batch rows.csv --model models/gtx970 --out pred.csv\n")
+        "size is inferred from transfer), optionally build_options (what the host passes "
+        "to clBuildProgram for that kernel; relative -I folders are taken from ROWS.csv's "
+        "folder). OUT repeats each row with pred_runtime_ms, error (empty when the row was "
+        "predicted; a kernel that does not compile names what is undefined) and "
+        "counts_note (how the Oclgrind counts were taken: sampled work-groups, failures).",
+        formatter_class=_FMT,
+        epilog="examples:\n"
+        "  ridgeline regress-batch rows.csv --model models/gtx970 --out pred.csv\n"
+        "  ridgeline regress-batch rodinia.csv --model models/gtx970 --out pred.csv "
+        "-D BLOCK_SIZE=16 --build-options '-DFPTYPE=float -I include'\n")
     p.add_argument("rows", metavar="ROWS.csv")
     p.add_argument("--model", required=True, metavar="DIR")
     p.add_argument("--out", required=True, metavar="OUT.csv")
+    _add_quiet(p)
+    _add_build_flags(p, per_row=True)
     p.set_defaults(func=_batch)
 
 
@@ -169,10 +250,12 @@ def _batch(a: argparse.Namespace) -> int:
     if missing:
         raise SchemaError(f"{path} lacks columns {missing}; required: src, wgsize, "
                           "transfer, dataset")
+    build = _build(a)
     model = load_regressor(a.model)
-    out = predict_batch(model, rows)
+    out = predict_batch(model, rows, build, str(path.resolve().parent), _progress(a))
     out.to_csv(a.out, index=False)
     n_err = int((out["error"] != "").sum())
+    sampled = int(out["counts_note"].str.contains("sampled").sum())
     print(json.dumps({"rows": len(out), "predicted": len(out) - n_err, "errors": n_err,
-                      "out": a.out}))
+                      "counts_sampled": sampled, "out": a.out}))
     return 0

@@ -14,12 +14,19 @@ from typing import Any
 
 from ridgeline.counting.base import CountedLaunches, LaunchCount, ProgramRunError, RunOptions
 from ridgeline.counting.records import load_blocks, read_raw, to_launch_count
-from ridgeline.counting.runner import EXIT_STALL, RunResult, classify_failure, run_limited
+from ridgeline.counting.runner import (
+    CWD_OVERLAY,
+    EXIT_STALL,
+    RunResult,
+    classify_failure,
+    run_limited,
+)
 from ridgeline.counting.toolchain import BuildSpec, build_instrumented
 from ridgeline.errors import CompileError
 from ridgeline.hardware import GPU, get_gpu
 
-__all__ = ["build_and_count", "expect_matches", "l2_config", "RETRY_IDLE_STOP"]
+__all__ = ["build_and_count", "expect_matches", "l2_config", "program_output",
+           "RETRY_IDLE_STOP"]
 
 #: seconds without a new counted launch that end the rerun with every launch executed
 #: (at least; four times the first run's idle stop when that is longer)
@@ -40,6 +47,15 @@ def _workdir(opts: RunOptions, program_dir: Path) -> tuple[Path, bool]:
         tag = hashlib.sha1(str(program_dir.resolve()).encode()).hexdigest()[:8]
         return Path(opts.workdir) / f"{program_dir.name}-{tag}", False
     return Path(tempfile.mkdtemp(prefix=f"rl-count-{program_dir.name}-")), True
+
+
+def program_output(workdir: str | Path, program_dir: Path, name: str) -> Path:
+    """The file *name* a program counted with ``workdir=`` *workdir* wrote in its working
+    directory (its folder): sandboxed, the folder is read-only and what it writes there lands
+    in its work folder (:data:`runner.CWD_OVERLAY`); unsandboxed, in the folder itself."""
+    work, _ = _workdir(RunOptions(workdir=Path(workdir)), program_dir)
+    landed = work / CWD_OVERLAY / name
+    return landed if landed.exists() else program_dir / name
 
 
 def build_and_count(backend: str, program_dir: Path, spec: BuildSpec, args: list[str],
@@ -77,6 +93,8 @@ def build_and_count(backend: str, program_dir: Path, spec: BuildSpec, args: list
                "RL_EXPECT": "\n".join(e for e in opts.expect if e), **(extra_env or {})}
         res = run_limited(exe, args, program_dir, env, opts.timeout, opts.memory_gb,
                           idle_stop=opts.idle_stop)
+        log.info("%s: ran with isolation %s in %.1f s", program_dir.name, res.isolation,
+                 res.seconds)
         raws = read_raw(out)
         res, raws = _rerun_stalled(exe, args, program_dir, env, opts, res, raws, out)
         if retry_valid and _worth_retry(res, raws, opts):
@@ -86,6 +104,7 @@ def build_and_count(backend: str, program_dir: Path, spec: BuildSpec, args: list
         blocks = load_blocks(work / "build" / "blocks.json")
         gpu = names[0].name if names else None
         recs = CountedLaunches(to_launch_count(r, blocks, backend, names, gpu) for r in raws)
+        recs.isolation = res.isolation
         if res.timed_out or (res.returncode != 0 and not res.idle_stopped):
             recs.stopped = stopped_note(program_dir.name, res, opts)
             log.info("%s: %d launches counted before the program stopped (%s)",

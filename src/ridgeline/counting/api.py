@@ -19,6 +19,7 @@ from ridgeline.counting.base import (
     ProgramRunError,
     RunOptions,
 )
+from ridgeline.counting.mathops import MATH_BUILDS
 from ridgeline.counting.program import run_build_flags
 from ridgeline.errors import UsageError
 from ridgeline.hardware import GPU, load_catalog
@@ -170,7 +171,8 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
               fold_math: bool = True, approx_sqrt: bool = False,
               code_size: bool = True, nvcc_fast_math: bool = True,
               unroll_threshold: int | None = None,
-              warm_blocks: int = WARM_BLOCKS) -> list[LaunchCount]:
+              warm_blocks: int = WARM_BLOCKS,
+              math_build: str | None = None) -> list[LaunchCount]:
     """Build *program_dir* for the CPU, run it with *args* and count the first *launches*
     launches of each kernel (or only of *kernel*, a substring of the kernel name).
 
@@ -201,6 +203,8 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
     (clang CUDA, OpenMP offload) runs them. With *approx_sqrt*
     ``sqrtf`` costs what its approximate form does (libdevice under clang takes it). With
     *nvcc_fast_math* False the Makefile's ``-use_fast_math`` (an nvcc flag) is not applied.
+    *math_build* (``default`` or ``fast``) names the CUDA build whose math functions are
+    counted (:data:`~ridgeline.counting.mathops.MATH_BUILDS`) whatever the Makefile says.
     *unroll_threshold* is the build's loop-unrolling threshold (None: LLVM's default for
     CUDA, ``omp.OMP_UNROLL_THRESHOLD`` for OpenMP; :data:`NVCC_UNROLL_THRESHOLD` unrolls as
     far as nvcc). The defaults of the math keywords
@@ -216,6 +220,9 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
         raise UsageError(f"program folder {str(pdir)!r} does not exist (PROGRAM_DIR)")
     if launches < 1:
         raise UsageError(f"--launches must be >= 1, got {launches}")
+    if math_build is not None and math_build not in MATH_BUILDS:
+        raise UsageError(f"--math-build must be one of {', '.join(MATH_BUILDS)}, got "
+                         f"{math_build!r}")
     if warm_blocks < 0:
         raise UsageError(f"--warm-blocks must be >= 0, got {warm_blocks}")
     if unroll_threshold is not None and unroll_threshold < 0:
@@ -248,7 +255,7 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
                       includes=[Path(i).resolve() for i in includes or ()], std=std,
                       fold_math=fold_math, approx_sqrt=approx_sqrt,
                       nvcc_fast_math=nvcc_fast_math, unroll_threshold=unroll_threshold,
-                      warm_blocks=warm_blocks)
+                      warm_blocks=warm_blocks, math_build=math_build)
     alias = kernel if kernel and _SHORT_REGION.match(kernel) else None
     if alias:
         # a region's short name (copy_l105) is no part of its compiled name

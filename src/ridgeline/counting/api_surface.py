@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from ridgeline.counting._exec import program_output
 from ridgeline.counting.api import count_run
 from ridgeline.counting.base import ProgramRunError
 from ridgeline.errors import UsageError
@@ -261,10 +262,12 @@ def _build_and_run(source: str, workdir: Path, timeout: float) -> list[tuple[int
         shutil.rmtree(prog)
     prog.mkdir(parents=True)
     (prog / "main.cu").write_text(source)
-    out = workdir / "results.txt"
-    out.unlink(missing_ok=True)
-    count_run(prog, [str(out)], skip_after=False, code_size=False, timeout=timeout,
-              backend="cuda")
+    runs = workdir / "runs"
+    shutil.rmtree(runs, ignore_errors=True)
+    # written in its working directory: the sandbox lets it write nowhere else
+    count_run(prog, ["results.txt"], skip_after=False, code_size=False, timeout=timeout,
+              backend="cuda", workdir=runs)
+    out = program_output(runs, prog, "results.txt")
     if not out.exists():
         raise ProgramRunError(prog.name, "crash", "the checking program wrote no results")
     rows = []

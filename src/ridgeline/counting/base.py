@@ -122,6 +122,8 @@ class CountedLaunches(list[LaunchCount]):
     purpose once the wanted launches were counted)."""
 
     stopped: str | None = None
+    #: how the program was isolated while it ran: "bwrap" or "none" (counting.sandbox)
+    isolation: str | None = None
 
 
 @dataclass
@@ -174,6 +176,9 @@ class RunOptions:
     approx_sqrt: bool = False
     #: CUDA: apply the Makefile's ``-use_fast_math`` (nvcc's flag; False for a clang build)
     nvcc_fast_math: bool = True
+    #: CUDA: the GPU build whose math is counted, ``default`` or ``fast``
+    #: (``-use_fast_math``); None: as the program's Makefile builds (with *nvcc_fast_math*)
+    math_build: str | None = None
     #: the optimizer's loop-unrolling threshold (None: the backend's default, LLVM's for
     #: CUDA, see ``api.NVCC_UNROLL_THRESHOLD``; ``omp.OMP_UNROLL_THRESHOLD`` for OpenMP)
     unroll_threshold: int | None = None

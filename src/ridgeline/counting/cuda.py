@@ -17,6 +17,7 @@ from ridgeline.counting.cuda_rewrite import (
     rewrite_cuda,
     unsupported_features,
 )
+from ridgeline.counting.mathops import math_arch
 from ridgeline.counting.program import (
     library_sources,
     makefile_fast_math,
@@ -129,7 +130,9 @@ class CudaBackend(Backend):
                 defines=list(build.defines),
                 std=std,
                 extra_flags=["-Wno-register", *_sibling_includes(program_dir)],
-                fast_math=opts.nvcc_fast_math and makefile_fast_math(program_dir),
+                fast_math=opts.math_build == "fast" if opts.math_build else
+                opts.nvcc_fast_math and makefile_fast_math(program_dir),
+                math_arch=math_arch(opts.gpus),
                 fold_math=opts.fold_math,
                 approx_sqrt=opts.approx_sqrt, contract=not makefile_no_fmad(program_dir),
                 library=[c for s, c in zip(srcs, copies, strict=True) if s in library],

@@ -25,18 +25,20 @@ from ridgeline.counting.contraction import fused_multiplies
 from ridgeline.counting.irsyntax import FP_FLAGS, LABEL, VEC, fp_lanes
 from ridgeline.counting.mathops import (
     APPROX_SQRTF_FLOPS,
-    FAST_MATH_FLOPS,
+    DEFAULT_ARCH,
     FAST_SIN_COS_SHARED,
     INT_CALL_OPS,
-    MATH_FLOPS,
     MATH_PREFIX_SKIP,
     SIN_COS_REDUCTION,
     SINH_COSH_SHARED,
+    math_table,
+    non_flops,
 )
 from ridgeline.counting.predicated import count_if, speculated
 
 __all__ = ["Instrumented", "instrument_ir", "wrap_omp_regions", "OMP_PREFIX", "function_refs",
-           "reachable", "launch_roots", "local_arrays", "mark_kernel_entries"]
+           "reachable", "launch_roots", "local_arrays", "mark_kernel_entries",
+           "keep_math_calls", "math_name"]
 
 OMP_PREFIX = "__omp_offloading_"
 
@@ -122,13 +124,53 @@ def _vec_lanes(name: str) -> int:
     return int(m.group(1)) if m else 1
 
 
+#: a C++ function's name inside its mangled one (``_ZL8normcdfff``: the CPU layer's static
+#: inline ``normcdff``; ``_Z6rsqrtff``), and the parameters a math function's may have:
+#: scalars, ``(int, const T *)`` (``normf``), ``(T, T *, T *)`` (``sincosf``), ``(T, T *)``
+#: (``modff``), ``(T, [T,] int *)`` (``frexpf``, ``remquof``)
+_MANGLED = re.compile(r"_ZL?(\d+)")
+_MATH_PARAMS = re.compile(r"[fdil]+|iPK[fd]|([fd])P\1(?:S_)?|[fd]{1,2}Pi")
+
+#: the floating-point type an overloaded LLVM intrinsic is named for (``llvm.ldexp.f32.i32``)
+_INTRINSIC_TYPE = re.compile(r"\.(?:v\d+)?(b?f16|f32|f64)\b")
+
+
+def math_name(name: str, table: dict[str, tuple[str, dict[str, float]]] | None = None
+              ) -> str | None:
+    """The CUDA math function (a key of *table*, by default ``mathops.math_table()``) a
+    called or defined symbol stands for, else None: the name itself, an LLVM intrinsic's
+    (``llvm.sin.f32``: ``sinf``) or the identifier inside a mangled C++ name whose
+    parameters are a math function's of its precision (``_ZL8normcdfff``: the CPU layer's
+    inline ``normcdff``; a program's own ``norm(float *, int)`` is none)."""
+    table = math_table() if table is None else table
+    prec = None
+    if name.startswith("llvm."):
+        key = name[5:].split(".")[0]
+        tm = _INTRINSIC_TYPE.search(name)
+        prec = _intrinsic_prec(tm.group(1)) if tm else None
+    elif m := _MANGLED.match(name):
+        key = name[m.end():m.end() + int(m.group(1))]
+        params = name[m.end() + len(key):]
+        if not _MATH_PARAMS.fullmatch(params):
+            return None
+        prec = "dp" if "d" in params else "sp" if "f" in params else None
+        if key in table and prec and table[key][0] != prec and key + "f" not in table:
+            return None
+    else:
+        key = name
+    if prec == "sp" and key + "f" in table:
+        key += "f"
+    return key if key in table else None
+
+
 def classify_call(name: str, hist: dict[str, float], fast_math: bool = False,
-                  approx_sqrt: bool = False) -> str | None:
-    """Add the operations a called function stands for (math library, FMA intrinsics);
-    with *fast_math* (nvcc -use_fast_math) single-precision functions take their
-    approximate GPU sequences, with *approx_sqrt* ``sqrtf`` alone does
-    (:data:`~ridgeline.counting.mathops.APPROX_SQRTF_FLOPS`). Returns the math function a
-    scalar call resolved to (``sinf`` for ``llvm.sin.f32``), else None."""
+                  approx_sqrt: bool = False, arch: str = DEFAULT_ARCH) -> str | None:
+    """Add the operations a called function stands for (math library, FMA intrinsics):
+    a math function of the CUDA Math API counts what nvcc's code for *arch* executes
+    (:func:`~ridgeline.counting.mathops.math_table`), with *fast_math* (nvcc
+    -use_fast_math) that of the fast-math build; with *approx_sqrt* ``sqrtf`` is the
+    approximate one (:data:`~ridgeline.counting.mathops.APPROX_SQRTF_FLOPS`). Returns the
+    math function a scalar call resolved to (``sinf`` for ``llvm.sin.f32``), else None."""
     name = name.strip('"')
     if name.startswith(("llvm.fmuladd.", "llvm.fma.")):
         fprec = _intrinsic_prec(name) or "sp"
@@ -140,25 +182,42 @@ def classify_call(name: str, hist: dict[str, float], fast_math: bool = False,
         kind, n = INT_CALL_OPS[name]
         hist[kind] = hist.get(kind, 0) + n
         return None
-    base = name[5:] if name.startswith("llvm.") else name
-    key = base.split(".")[0]
-    prec = _intrinsic_prec(base) if name.startswith("llvm.") else None
-    entry = MATH_FLOPS.get(key)
-    if prec == "sp" and key + "f" in MATH_FLOPS:
-        key += "f"
-        entry = MATH_FLOPS[key]
-    if entry is None:
+    table = math_table(arch, "fast" if fast_math else "default")
+    key = math_name(name, table)
+    if key is None or key in non_flops():
         return None
-    p, flops = entry
-    prec = prec or p
-    if fast_math and prec == "sp" and key in FAST_MATH_FLOPS:
-        flops = FAST_MATH_FLOPS[key]
-    elif approx_sqrt and prec == "sp" and key == "sqrtf":
-        flops = APPROX_SQRTF_FLOPS
+    p, flops = table[key]
+    if approx_sqrt and key == "sqrtf":
+        flops = {"sp": APPROX_SQRTF_FLOPS}
+    if name.startswith("llvm.") and _intrinsic_prec(name) == "hp":
+        # half-precision intrinsics (llvm.sqrt.f16) count the function's figure in half
+        # precision
+        p, flops = "hp", {"hp": sum(flops.values())}
     lanes = _vec_lanes(name)
-    hist[prec] = hist.get(prec, 0) + flops * lanes
+    for fprec, n in flops.items():
+        hist[fprec] = hist.get(fprec, 0) + n * lanes
+    hist.setdefault(p, 0)
     hist["math_calls"] = hist.get("math_calls", 0) + 1
     return key if lanes == 1 else None
+
+
+def keep_math_calls(text: str) -> str:
+    """Mark the definitions of CUDA math functions in *text* (the CPU layer's inline
+    ``normcdff`` or ``sinpif``, before the optimizer) ``noinline``: their calls stay calls,
+    counted as the GPU's code for the function (:func:`classify_call`), and their CPU bodies
+    are not counted (:func:`instrument_ir` leaves them out)."""
+    out = []
+    for line in text.split("\n"):
+        m = _DEFINE.match(line)
+        if m and _is_math_definition(m.group(1)) and " noinline" not in line:
+            line = line[:line.rindex(")") + 1] + " noinline" + line[line.rindex(")") + 1:]
+        out.append(line)
+    return "\n".join(out)
+
+
+def _is_math_definition(fname: str) -> bool:
+    key = math_name(fname.strip('"'))
+    return key is not None and key not in non_flops()
 
 
 _SIN_COS = {"sinf": ("sp", "sin"), "cosf": ("sp", "cos"), "sin": ("dp", "sin"),
@@ -416,21 +475,25 @@ _REF = re.compile(r"@(\"[^\"]+\"|[-\w.$]+)")
 
 def function_refs(text: str) -> dict[str, set[str]]:
     """Each function defined in *text* -> the global names its body refers to (calls and
-    function pointers, e.g. outlined OpenMP regions handed to the fork calls)."""
+    function pointers, e.g. outlined OpenMP regions handed to the fork calls). A CUDA math
+    function's CPU body refers to nothing: what it calls (libstdc++'s ``cyl_bessel_i``) is
+    the CPU's implementation, counted as the GPU's through the call (:func:`classify_call`)."""
     out: dict[str, set[str]] = {}
     cur: str | None = None
+    math = False
     for line in text.split("\n"):
         m = _DEFINE.match(line)
         if m and line.rstrip().endswith("{"):
             cur = m.group(1).strip('"')
             out[cur] = set()
+            math = _is_math_definition(cur)
             continue
         if cur is None:
             continue
         if line == "}":
             cur = None
             continue
-        if "@" in line:
+        if "@" in line and not math:
             out[cur].update(r.strip('"') for r in _REF.findall(line))
     return out
 
@@ -465,12 +528,14 @@ def reachable(graph: dict[str, set[str]], roots: tuple[str, ...],
 def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("__rl_",),
                   omp: bool = False, only: set[str] | None = None,
                   fast_math: bool = False, approx_sqrt: bool = False,
-                  contract: bool = False) -> Instrumented:
+                  contract: bool = False, arch: str = DEFAULT_ARCH) -> Instrumented:
     """Instrument every function defined in *text* except those starting with *skip_funcs*
     (and, when *only* is given, those not in it: host code then runs uninstrumented).
     *fast_math*: the GPU build uses approximate single-precision math (FAST_MATH_FLOPS);
     *approx_sqrt*: its ``sqrtf`` is the approximate one (APPROX_SQRTF_FLOPS); *contract*:
-    it fuses products into every sum using them (contraction.fused_multiplies)."""
+    it fuses products into every sum using them (contraction.fused_multiplies); *arch*: the
+    architecture whose math function costs count (mathops.math_table). A definition of a
+    CUDA math function (the CPU layer's ``sinpif``) is left out: its calls count as such."""
     res = Instrumented(text="", next_id=first_id)
     out: list[str] = []
     lines = text.split("\n")
@@ -488,11 +553,12 @@ def instrument_ir(text: str, first_id: int = 0, skip_funcs: tuple[str, ...] = ("
             j += 1
         body = lines[i + 1 : j]
         out.append(line)
-        if fname.startswith(skip_funcs) or (only is not None and fname not in only):
+        if (fname.startswith(skip_funcs) or (only is not None and fname not in only)
+                or _is_math_definition(fname)):
             out.extend(body)
         else:
             out.extend(_instrument_body(body, fname, res, fast_math, approx_sqrt, contract,
-                                        thread_work=not omp))
+                                        thread_work=not omp, arch=arch))
         out.append("}")
         i = j + 1
     if omp:
@@ -643,7 +709,8 @@ def _array_hook(hook: str, arrays: set[str]) -> str:
 
 def _instrument_body(body: list[str], fname: str, res: Instrumented,
                      fast_math: bool = False, approx_sqrt: bool = False,
-                     contract: bool = False, thread_work: bool = True) -> list[str]:
+                     contract: bool = False, thread_work: bool = True,
+                     arch: str = DEFAULT_ARCH) -> list[str]:
     arrays = local_arrays(body)
     spec = speculated(body)
     fused = fused_multiplies(body) if contract else {}
@@ -686,7 +753,7 @@ def _instrument_body(body: list[str], fname: str, res: Instrumented,
                 _add(target, *fused[k])
             cm = _CALL.search(ln)
             if cm:
-                key = classify_call(cm.group(1), target, fast_math, approx_sqrt)
+                key = classify_call(cm.group(1), target, fast_math, approx_sqrt, arch)
                 sc = _sin_cos_call(ln, cm.group(1), key, fast_math)
                 if sc:
                     trig.append(sc)

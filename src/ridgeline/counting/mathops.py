@@ -3,52 +3,201 @@
 Nsight Compute counts FLOPs per SASS instruction whose predicate is on (FADD/FMUL = 1,
 FFMA = 2; MUFU, FSETP, FMNMX and conversions are not FLOPs). A CUDA math function compiles to
 a short sequence of such instructions, so a source-level ``logf`` is many counted FLOPs on
-the GPU. The numbers below are the FADD/FMUL/FFMA (DADD/DMUL/DFMA) content of each function's
-fast path as nvcc 13 compiles it for sm_86 with default flags (IEEE division and square
-root, no fast math): the instructions from the kernel's start to its first EXIT, leaving out
-predicated ones (denormal and overflow fix-ups that are off for ordinary inputs) and the
-out-of-line slow paths; double ``pow``'s fast path calls a subroutine (logarithm and
-exponential) that is counted with it. ``benchmarks/math_sass.py`` re-measures them. Functions
-whose fast path loops (``fmod``, ``fmodf``) keep estimates. ``sincosf`` /
-``sincos`` (one range reduction, two polynomials: 24 / 36) are read off the same listing
-without the one-instruction infinite-argument branch the fast path jumps over. ``sinf(x)``
-and ``cosf(x)`` of one value share their range reduction (``SIN_COS_REDUCTION``; each keeps
-its own polynomial and quadrant fix-ups, ``instrument.shared_sin_cos``).
+the GPU. Every function of the CUDA Math API lists (single and double precision functions
+and intrinsics, ``data/math/functions.csv``) has its FADD/FMUL/FFMA (DADD/DMUL/DFMA) content
+per architecture and build in ``data/math/flops.csv``: the fast path, from the kernel's start
+to its first EXIT, as nvcc 13 compiles it with default flags (IEEE division and square root)
+and with ``-use_fast_math``, leaving out predicated instructions (denormal and overflow
+fix-ups that are off for ordinary inputs) and the out-of-line slow paths; double ``pow``'s
+fast path calls a subroutine (logarithm and exponential) that is counted with it.
+``tools/math_sass.py`` writes that table. Minimum, maximum, absolute value, rounding,
+``copysign`` and conversions are no FLOPs on the GPU: they count zero whatever their SASS
+(``fabsf`` may be an ``FADD`` with a negated zero). No documented function falls to being
+counted as the CPU's libm runs it: a function of the list without a table entry is an error
+(:func:`math_table`). ``sinf(x)`` and ``cosf(x)`` of one value share their range reduction
+(``SIN_COS_REDUCTION``; each keeps its own polynomial and quadrant fix-ups,
+``instrument.shared_sin_cos``).
 """
 
 from __future__ import annotations
 
-__all__ = ["MATH_FLOPS", "MATH_PREFIX_SKIP", "INT_CALL_OPS", "DIV_EXTRA", "RCP_EXTRA",
-           "DDIV_SP_CHECK", "SIN_COS_REDUCTION", "SINH_COSH_SHARED",
-           "FAST_MATH_FLOPS", "APPROX_SQRTF_FLOPS"]
+import csv
+import logging
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import cache, cached_property
+from importlib import resources
+from typing import TypeVar
 
-#: name -> (precision when not given by the name, counted FLOPs per call)
-MATH_FLOPS: dict[str, tuple[str, float]] = {
-    # single precision
-    "sqrtf": ("sp", 6), "expf": ("sp", 10), "exp2f": ("sp", 0), "exp10f": ("sp", 10),
-    "expm1f": ("sp", 20), "logf": ("sp", 24), "log2f": ("sp", 26), "log10f": ("sp", 25),
-    "log1pf": ("sp", 26), "sinf": ("sp", 18), "cosf": ("sp", 18), "tanf": ("sp", 21),
-    "sincosf": ("sp", 24), "asinf": ("sp", 21), "acosf": ("sp", 22), "atanf": ("sp", 18),
-    "atan2f": ("sp", 31), "sinhf": ("sp", 19), "coshf": ("sp", 11), "tanhf": ("sp", 13),
-    "powf": ("sp", 62), "cbrtf": ("sp", 10), "erff": ("sp", 15), "erfcf": ("sp", 53),
-    "hypotf": ("sp", 13), "fmodf": ("sp", 6), "rsqrtf": ("sp", 0), "ldexpf": ("sp", 1),
-    "__rl_expf_fast": ("sp", 2), "__rl_logf_fast": ("sp", 1), "__rl_sinf_fast": ("sp", 1),
-    "__rl_cosf_fast": ("sp", 1), "__rl_powf_fast": ("sp", 3), "__rl_fdividef": ("sp", 1),
-    "__rl_rsqrtf": ("sp", 0), "_Z6rsqrtff": ("sp", 0), "__rl_rcpf": ("sp", 5),
-    "__rl_tanf_fast": ("sp", 2),
-    "__rl_exp10f_fast": ("sp", 2), "__rl_log2f_fast": ("sp", 0), "__rl_log10f_fast": ("sp", 1),
-    # bfloat16 arithmetic of the CUDA layer (cuda_bf16.h): the GPU's BF16 HADD/HMUL/HFMA
-    "__rl_bf16_add": ("hp", 1), "__rl_bf16_sub": ("hp", 1), "__rl_bf16_mul": ("hp", 1),
-    "__rl_bf16_div": ("hp", 1), "__rl_bf16_fma": ("hp", 2),
-    # double precision
-    "sqrt": ("dp", 13), "exp": ("dp", 30), "exp2": ("dp", 29), "exp10": ("dp", 33),
-    "expm1": ("dp", 35), "log": ("dp", 44), "log2": ("dp", 47), "log10": ("dp", 47),
-    "log1p": ("dp", 84), "sin": ("dp", 23), "cos": ("dp", 23), "tan": ("dp", 55),
-    "sincos": ("dp", 36), "asin": ("dp", 74), "acos": ("dp", 73), "atan": ("dp", 48),
-    "atan2": ("dp", 63), "sinh": ("dp", 70), "cosh": ("dp", 38), "tanh": ("dp", 62),
-    "pow": ("dp", 123), "cbrt": ("dp", 17), "erf": ("dp", 79), "erfc": ("dp", 113),
-    "hypot": ("dp", 17), "fmod": ("dp", 10), "rsqrt": ("dp", 8), "ldexp": ("dp", 1),
+from ridgeline.errors import DataError
+from ridgeline.hardware import GPU, get_gpu
+
+log = logging.getLogger(__name__)
+V = TypeVar("V")
+
+__all__ = ["MATH_FLOPS", "MATH_PREFIX_SKIP", "INT_CALL_OPS", "DIV_EXTRA", "RCP_EXTRA",
+           "DDIV_SP_CHECK", "SIN_COS_REDUCTION", "SINH_COSH_SHARED", "FAST_MATH_FLOPS",
+           "APPROX_SQRTF_FLOPS",
+           "DEFAULT_ARCH", "MATH_BUILDS", "documented_functions", "non_flops", "math_table",
+           "shipped_archs", "math_arch", "MathEntry"]
+
+#: the architecture counted when the target GPU's is unknown or not in the table (RTX 3080,
+#: A10: the GPUs most counted programs were measured on)
+DEFAULT_ARCH = "sm_86"
+#: the table's builds: nvcc's defaults, and ``-use_fast_math``
+MATH_BUILDS = ("default", "fast")
+
+#: a math function's precision and its counted FLOPs per call by precision (a double
+#: division's quotient check is a single-precision FFMA)
+MathEntry = tuple[str, dict[str, float]]
+
+#: read off the SASS by hand where the table's straight-line reading does not hold, by build,
+#: for every architecture: ``sincosf`` / ``sincos`` (one range reduction, two polynomials)
+#: without the infinite-argument branch the fast path jumps over and the inline slow
+#: reduction; ``fmodf`` / ``fmod``, whose fast path loops, keep estimates
+HAND_READ: dict[str, dict[str, MathEntry]] = {
+    "default": {"sincosf": ("sp", {"sp": 24}), "sincos": ("dp", {"dp": 36}),
+                "fmodf": ("sp", {"sp": 6}), "fmod": ("dp", {"dp": 10})},
+    "fast": {"fmodf": ("sp", {"sp": 6}), "fmod": ("dp", {"dp": 10})},
 }
+
+#: the CPU layer's names for the intrinsics (``runtime/rl_cuda.h``) -> the documented ones
+ALIASES: dict[str, str] = {
+    "__rl_expf_fast": "__expf", "__rl_logf_fast": "__logf", "__rl_sinf_fast": "__sinf",
+    "__rl_cosf_fast": "__cosf", "__rl_powf_fast": "__powf", "__rl_fdividef": "__fdividef",
+    "__rl_rsqrtf": "rsqrtf", "__rl_rcpf": "__frcp_rn", "__rl_tanf_fast": "__tanf",
+    "__rl_exp10f_fast": "__exp10f", "__rl_log2f_fast": "__log2f",
+    "__rl_log10f_fast": "__log10f",
+}
+
+#: bfloat16 arithmetic of the CUDA layer (cuda_bf16.h): the GPU's BF16 HADD/HMUL/HFMA
+EXTRA: dict[str, MathEntry] = {
+    "__rl_bf16_add": ("hp", {"hp": 1}), "__rl_bf16_sub": ("hp", {"hp": 1}),
+    "__rl_bf16_mul": ("hp", {"hp": 1}), "__rl_bf16_div": ("hp", {"hp": 1}),
+    "__rl_bf16_fma": ("hp", {"hp": 2}),
+}
+
+
+def _rows(name: str) -> list[dict[str, str]]:
+    text = (resources.files("ridgeline") / "data" / "math" / name).read_text()
+    return list(csv.DictReader(ln for ln in text.splitlines() if not ln.startswith("#")))
+
+
+@cache
+def documented_functions() -> tuple[tuple[str, str, str], ...]:
+    """(name, precision, signature) of every function of the CUDA Math API lists
+    (``data/math/functions.csv``)."""
+    return tuple((r["name"], r["precision"], r["signature"]) for r in _rows("functions.csv"))
+
+
+@cache
+def non_flops() -> frozenset[str]:
+    """The documented functions that are no FLOPs on the GPU (group ``nonflop``: minimum,
+    maximum, absolute value, rounding, ``copysign``, conversions to integers, ``nan``)."""
+    return frozenset(r["name"] for r in _rows("functions.csv") if r["group"] == "nonflop")
+
+
+@cache
+def _measured() -> dict[tuple[str, str], dict[str, dict[str, float]]]:
+    out: dict[tuple[str, str], dict[str, dict[str, float]]] = {}
+    for r in _rows("flops.csv"):
+        flops = {p: float(r[p]) for p in ("sp", "dp") if float(r[p])}
+        out.setdefault((r["arch"], r["build"]), {})[r["name"]] = flops
+    return out
+
+
+@cache
+def shipped_archs() -> tuple[str, ...]:
+    """The architectures ``data/math/flops.csv`` has, in order."""
+    return tuple(sorted({a for a, _ in _measured()}, key=lambda a: int(a[3:])))
+
+
+def check_table(names: Iterable[tuple[str, str, str]],
+                measured: dict[str, dict[str, float]], where: str) -> None:
+    """Raise DataError when a documented function (not a named non-FLOP) has no measured
+    FLOPs in *measured*: it would otherwise be counted as the CPU's libm runs it."""
+    missing = [n for n, _, _ in names if n not in measured and n not in non_flops()]
+    if missing:
+        raise DataError(f"data/math/flops.csv has no {where} entry for {len(missing)} "
+                        f"documented math functions ({', '.join(missing[:8])}...); rerun "
+                        "tools/math_sass.py")
+
+
+@cache
+def math_table(arch: str = DEFAULT_ARCH, build: str = "default") -> dict[str, MathEntry]:
+    """name -> (precision, counted FLOPs per call by precision) of every documented math
+    function (zero for the named non-FLOPs), the CPU layer's intrinsic names and its
+    bfloat16 arithmetic, as nvcc builds for *arch* (``sm_86``) with *build* (``default``
+    or ``fast``). Raises DataError for an architecture or build the table lacks, or a
+    documented function without an entry."""
+    measured = _measured().get((arch, build))
+    if measured is None:
+        raise DataError(f"no math FLOPs for {arch} / {build} in data/math/flops.csv; "
+                        f"architectures {', '.join(shipped_archs())}, builds "
+                        f"{', '.join(MATH_BUILDS)}")
+    check_table(documented_functions(), measured, f"{arch} / {build}")
+    table: dict[str, MathEntry] = {}
+    for name, prec, _ in documented_functions():
+        table[name] = (prec, {} if name in non_flops() else dict(measured[name]))
+    table.update(HAND_READ.get(build, {}))
+    for alias, name in ALIASES.items():
+        table[alias] = table[name]
+    table.update(EXTRA)
+    return table
+
+
+def math_arch(gpus: Sequence[str | GPU] | None) -> str:
+    """The architecture whose math FLOPs a run counts: the first target GPU's (the catalog's
+    compute capability) when the table has it, else :data:`DEFAULT_ARCH` (logged)."""
+    for g in gpus or []:
+        try:
+            arch = get_gpu(g).sm_arch
+        except (KeyError, ValueError):
+            arch = None
+        if arch in shipped_archs():
+            return arch
+        log.info("math FLOPs: no table for %s (%s); counting as %s",
+                 getattr(g, "name", g), arch, DEFAULT_ARCH)
+        return DEFAULT_ARCH
+    return DEFAULT_ARCH
+
+
+class _Lazy(Mapping[str, V]):
+    """A table built from the data files on first use (not on import)."""
+
+    def __init__(self, build: Callable[[], dict[str, V]]) -> None:
+        self._build = build
+
+    @cached_property
+    def _table(self) -> dict[str, V]:
+        return self._build()
+
+    def __getitem__(self, key: str) -> V:
+        return self._table[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table)
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+
+def _default_totals() -> dict[str, tuple[str, float]]:
+    return {n: (p, sum(f.values())) for n, (p, f) in math_table().items()
+            if n not in non_flops()}
+
+
+def _fast_totals() -> dict[str, float]:
+    default, fast = math_table(), math_table(DEFAULT_ARCH, "fast")
+    return {n: sum(f.values()) for n, (p, f) in fast.items()
+            if p == "sp" and f != default[n][1]}
+
+
+#: name -> (precision, counted FLOPs per call) on :data:`DEFAULT_ARCH`, default build
+MATH_FLOPS: Mapping[str, tuple[str, float]] = _Lazy(_default_totals)
+#: the single-precision functions whose counted FLOPs change under ``-use_fast_math``
+#: (:data:`DEFAULT_ARCH`): name -> counted FLOPs per call
+FAST_MATH_FLOPS: Mapping[str, float] = _Lazy(_fast_totals)
+
 
 #: runtime functions of the CUDA layer that stand for one GPU integer instruction each (the
 #: byte and halfword dot products ``__dp4a`` / ``__dp2a_lo`` / ``__dp2a_hi``: IDP4A, IDP2A):
@@ -56,12 +205,13 @@ MATH_FLOPS: dict[str, tuple[str, float]] = {
 INT_CALL_OPS: dict[str, tuple[str, float]] = {"__rl_dp4a": ("int_arith", 1),
                                               "__rl_dp2a": ("int_arith", 1)}
 
-#: intrinsics that are not FLOPs on the GPU (min/max, abs, rounding, copysign, conversions)
+#: LLVM intrinsics that are not FLOPs on the GPU (min/max, abs, rounding, copysign, and
+#: the bookkeeping ones); the library's own such functions are :func:`non_flops`
 MATH_PREFIX_SKIP: tuple[str, ...] = (
     "llvm.fabs", "llvm.minnum", "llvm.maxnum", "llvm.minimum", "llvm.maximum", "llvm.floor",
     "llvm.ceil", "llvm.trunc", "llvm.round", "llvm.rint", "llvm.nearbyint", "llvm.copysign",
-    "llvm.lifetime", "llvm.dbg", "llvm.memcpy", "llvm.memset", "llvm.memmove", "fabs",
-    "fmin", "fmax", "floor", "ceil", "trunc", "round", "copysign",
+    "llvm.lrint", "llvm.llrint", "llvm.lround", "llvm.llround",
+    "llvm.lifetime", "llvm.dbg", "llvm.memcpy", "llvm.memset", "llvm.memmove",
 )
 
 #: extra counted FLOPs of an IEEE division beyond the one the ``fdiv`` itself counts
@@ -94,16 +244,6 @@ SINH_COSH_SHARED: dict[str, float] = {"sp": 7, "dp": 0}
 #: ``MUFU.COS`` (nvcc 13, sm_86; fhd's loop: 15 FLOPs per iteration measured, 16 without)
 FAST_SIN_COS_SHARED: dict[str, float] = {"sp": 1, "dp": 0}
 
-#: single-precision functions whose cost changes when nvcc builds with ``-use_fast_math``
-#: (the ``__sinf``-style approximations): one MUFU plus at most a multiply or two, read off
-#: nvcc 13's sm_86 SASS the same way. Division becomes a reciprocal and a multiply (no
-#: refinement: ``DIV_EXTRA`` does not apply); the sine and cosine of one value share only
-#: their multiply (``FAST_SIN_COS_SHARED``).
-FAST_MATH_FLOPS: dict[str, float] = {
-    "sinf": 1, "cosf": 1, "tanf": 2, "expf": 1, "exp10f": 1, "logf": 1, "log10f": 1,
-    "log2f": 0, "powf": 1, "sqrtf": 0, "tanhf": 0, "hypotf": 7,
-}
-
 #: ``sqrtf`` where libdevice takes its approximate branch (``sqrt.approx.f32``: multi-function
 #: unit instructions, no counted FLOP), as clang builds whose NVVM reflection leaves
 #: ``__CUDA_PREC_SQRT`` at 0 do (CUDA and OpenMP offload through libdevice). The RTX 3080
@@ -111,3 +251,4 @@ FAST_MATH_FLOPS: dict[str, float] = {
 #: iteration (7.28 G for 2.36 M threads x 1536 iterations); kernel-performance.csv, whose
 #: build keeps the IEEE square root, at 8 (28.9 G)
 APPROX_SQRTF_FLOPS = 0.0
+

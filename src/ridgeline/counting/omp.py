@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ridgeline.counting._exec import build_and_count, number_variants
 from ridgeline.counting.base import BACKENDS, Backend, LaunchCount, ProgramRunError, RunOptions
+from ridgeline.counting.mathops import math_arch
 from ridgeline.counting.program import (
     library_sources,
     makefile_cxx_driver,
@@ -108,6 +109,7 @@ class OmpBackend(Backend):
                              # (hellinger-omp: 7.25 G FLOPs counted so, 7.28 G measured;
                              # 28.9 G with the IEEE one)
                              fold_math=opts.fold_math, approx_sqrt=True,
+                             math_arch=math_arch(opts.gpus),
                              library=library,
                              unroll_threshold=OMP_UNROLL_THRESHOLD
                              if opts.unroll_threshold is None else opts.unroll_threshold)

@@ -17,7 +17,7 @@ __all__ = ["sources_of", "library_sources", "makefile_defines", "makefile_fast_m
            "makefile_includes", "makefile_run_args",
            "makefile_std", "makefile_active_lines", "makefile_mentioned_sources",
            "makefile_cxx_driver", "sibling_ports", "compile_commands_defines",
-           "run_build_flags"]
+           "run_build_flags", "compile_commands_fast_math"]
 
 _SRC_EXT = {"omp": (".cpp", ".c", ".cc", ".cxx"), "cuda": (".cu", ".cpp", ".c", ".cc")}
 
@@ -330,3 +330,11 @@ def run_build_flags(program_dir: Path, model: str, defines: list[str] | None = N
     if defines is not None:
         build = replace(build, defines=tuple(defines))
     return build.merge(BuildFlags(tuple(add_defines), tuple(includes)))
+
+
+def compile_commands_fast_math(path: Path, program: str) -> bool:
+    """Whether a ``compile_commands.json`` builds *program*'s sources (as in
+    :func:`compile_commands_defines`) with nvcc's approximate math (``-use_fast_math``)."""
+    return any(program in Path(e["file"]).parts
+               and any(re.fullmatch(r"--?use_fast_math", a) for a in e["arguments"])
+               for e in read_compile_commands(path))

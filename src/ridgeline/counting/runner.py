@@ -1,24 +1,23 @@
-"""Run an instrumented executable in a subprocess with time and memory limits."""
+"""Run an instrumented executable sandboxed, with time and memory limits."""
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import os
-import resource
 import signal
-import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
+from ridgeline.counting import sandbox
 from ridgeline.counting.base import ProgramRunError
+from ridgeline.counting.sandbox import Limits
 
-__all__ = ["EXIT_STALL", "RunResult", "run_limited"]
+__all__ = ["EXIT_STALL", "RunResult", "run_limited", "CWD_OVERLAY"]
 
 #: the runtime's exit status when a sampled block stalled (rl_count.c RL_EXIT_STALL)
 EXIT_STALL = 86
+#: the folder in a run's work folder that takes what the program writes in its own
+#: (read-only) folder: see sandbox.run's *cwd_overlay*
+CWD_OVERLAY = "cwd"
 
 _MISSING_INPUT = ("no such file", "cannot open", "could not open", "failed to open",
                   "unable to open", "error opening", "file not found", "can't open",
@@ -35,71 +34,39 @@ class RunResult:
     timed_out: bool
     #: stopped on purpose, *idle_stop* seconds after the last counted launch
     idle_stopped: bool = False
-
-
-#: prctl(PR_SET_PDEATHSIG): the signal a process gets when the one that started it ends
-_PR_SET_PDEATHSIG = 1
-
-
-def _limits(memory_bytes: int) -> None:
-    os.setsid()  # its own process group, killed as one (the program may fork)
-    # killed with ridgeline: a run whose ridgeline is killed (a job scheduler's SIGTERM, an
-    # outer time limit) must not leave the program behind, spinning in a host loop forever
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    #: how the program was isolated: "bwrap" or "none" (see :mod:`.sandbox`)
+    isolation: str = "none"
 
 
 def run_limited(exe: Path, args: list[str], cwd: Path, env: dict[str, str], timeout: float,
-                memory_gb: float, idle_stop: float | None = None) -> RunResult:
-    """Run *exe*; kill its process group after *timeout* seconds, or *idle_stop* seconds
-    after the last counted launch was written (the rest is host-side work: result checks,
-    CPU references). Never raises for the program's own failures (see
+                memory_gb: float, idle_stop: float | None = None, work: Path | None = None,
+                sandbox_mode: str | None = None) -> RunResult:
+    """Run *exe* in the sandbox (:func:`.sandbox.run`): *cwd* (the program's folder)
+    read-only, what it writes there going to :data:`CWD_OVERLAY` in *work* (default: the
+    folder of ``RL_OUT``), *work* writable. Kill it after *timeout* seconds, or *idle_stop*
+    seconds after the last counted launch was written (the rest is host-side work: result
+    checks, CPU references). Never raises for the program's own failures (see
     :func:`classify_failure`)."""
-    mem = int(memory_gb * (1 << 30))
-    t0 = time.monotonic()
-    proc = subprocess.Popen(
-        [str(exe), *args], cwd=cwd, env={**os.environ, **env}, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-        preexec_fn=lambda: _limits(mem),  # noqa: PLW1509 - limits must apply in the child
-    )
-    timed_out = idle = False
     out_file = Path(env["RL_OUT"]) if "RL_OUT" in env else None
-    last_size, last_change = -1, time.monotonic()
-    import threading
+    if work is None:
+        work = out_file.parent if out_file is not None else exe.parent
+    last = {"size": -1, "at": time.monotonic()}
 
-    chunks: dict[str, bytes] = {}
+    def idle() -> str | None:
+        now = time.monotonic()
+        size = out_file.stat().st_size if out_file and out_file.exists() else 0
+        if size != last["size"]:
+            last["size"], last["at"] = size, now
+        if size > 0 and idle_stop is not None and now - last["at"] > idle_stop:
+            return f"no counted launch for {idle_stop:g} s"
+        return None
 
-    def _drain(name: str, stream: IO[bytes]) -> None:
-        chunks[name] = stream.read()
-
-    readers = [threading.Thread(target=_drain, args=(k, s), daemon=True)
-               for k, s in (("out", proc.stdout), ("err", proc.stderr)) if s is not None]
-    for t in readers:
-        t.start()
-    try:
-        while proc.poll() is None:
-            now = time.monotonic()
-            size = out_file.stat().st_size if out_file and out_file.exists() else 0
-            if size != last_size:
-                last_size, last_change = size, now
-            idle = size > 0 and idle_stop is not None and now - last_change > idle_stop
-            if now - t0 > timeout or idle:
-                timed_out = not idle
-                break
-            time.sleep(0.2)
-    finally:  # stopped, or interrupted (Ctrl-C does not reach the program's own session)
-        if proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    for t in readers:
-        t.join(timeout=10)
-    out, err = chunks.get("out", b""), chunks.get("err", b"")
-    return RunResult(proc.returncode, time.monotonic() - t0,
-                     out.decode(errors="replace")[-20000:], err.decode(errors="replace")[-20000:],
-                     timed_out, idle)
+    limits = Limits(seconds=timeout, memory_bytes=int(memory_gb * (1 << 30)))
+    o = sandbox.run([str(exe), *args], cwd=cwd, limits=limits, env=env,
+                    readable=[exe.parent], writable=[work], cwd_overlay=work / CWD_OVERLAY,
+                    stop=idle, mode=sandbox_mode)
+    return RunResult(o.returncode, o.seconds, o.stdout[-20000:], o.stderr[-20000:],
+                     o.timed_out, o.stopped is not None, o.isolation)
 
 
 def classify_failure(program: str, res: RunResult, timeout: float, memory_gb: float
@@ -117,6 +84,12 @@ def classify_failure(program: str, res: RunResult, timeout: float, memory_gb: fl
         return ProgramRunError(program, "memory", f"exceeded {memory_gb:g} GiB: {tail}")
     if any(k in low for k in _MISSING_INPUT):
         return ProgramRunError(program, "missing-input", tail)
+    if res.returncode == -signal.SIGXCPU:
+        return ProgramRunError(program, "timeout", f"CPU time limit reached: {tail}")
+    if res.returncode == -signal.SIGXFSZ:
+        return ProgramRunError(program, "crash", f"file size limit reached: {tail}")
+    if "resource temporarily unavailable" in low:
+        return ProgramRunError(program, "crash", f"process limit reached: {tail}")
     if res.returncode is not None and res.returncode < 0:
         sig = -res.returncode
         name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else sig

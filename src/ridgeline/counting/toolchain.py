@@ -10,23 +10,26 @@ import json
 import logging
 import re
 import shutil
-import subprocess
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from ridgeline.counting import sandbox
 from ridgeline.counting.divisions import keep_negative_one_divisions, keep_sign_products
 from ridgeline.counting.instrument import (
     OMP_PREFIX,
     function_refs,
     instrument_ir,
+    keep_math_calls,
     launch_roots,
     mark_kernel_entries,
     reachable,
     wrap_omp_regions,
 )
+from ridgeline.counting.mathops import DEFAULT_ARCH
 from ridgeline.counting.ompshared import scope_team_variables
+from ridgeline.counting.sandbox import Limits
 from ridgeline.errors import CompileError, MissingDependencyError
 
 __all__ = ["Toolchain", "find_toolchain", "BuildSpec", "build_instrumented", "runtime_dir",
@@ -77,6 +80,8 @@ class BuildSpec:
     #: the program's GPU build uses approximate single-precision math (its Makefile has
     #: nvcc -use_fast_math): math calls and divisions are counted as such
     fast_math: bool = False
+    #: the GPU architecture whose math function costs count (mathops.math_arch)
+    math_arch: str = DEFAULT_ARCH
     #: let the compiler evaluate math calls on constants (cosf(0.5f)) at build time; False
     #: keeps every call, as a GPU build through libdevice does (clang CUDA, OpenMP offload)
     fold_math: bool = True
@@ -143,27 +148,53 @@ CODEGEN_PASSES: dict[str, str] = {
 }
 
 
-def _run(cmd: list[str], what: str, cwd: Path | None = None, timeout: float = 300) -> None:
-    try:
-        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired as e:
-        raise CompileError(f"{what}: timed out after {timeout:.0f} s") from e
-    if p.returncode != 0:
-        lines = p.stderr.strip().splitlines()
+@dataclass(frozen=True)
+class _Box:
+    """Where a build's commands run: *workdir* writable, *readable* read-only (sources,
+    include folders, the counting runtime); the rest of the filesystem as :mod:`.sandbox`
+    mounts it."""
+
+    workdir: Path
+    readable: tuple[Path, ...]
+
+
+def _flag_paths(flags: list[str]) -> list[Path]:
+    """Folders the extra flags name (``-idirafter DIR``, ``-IDIR``, ``-include FILE``)."""
+    out = []
+    for f in flags:
+        p = Path(f[2:] if f.startswith(("-I", "-L")) and len(f) > 2 else f)
+        if p.is_absolute() and p.exists():
+            out.append(p if p.is_dir() else p.parent)
+    return out
+
+
+def _box(spec: BuildSpec, workdir: Path) -> _Box:
+    dirs = {runtime_dir(), *(s.parent for s in spec.sources), *spec.include_dirs,
+            *(Path(p) for p in spec.extra_includes), *_flag_paths(spec.extra_flags)}
+    return _Box(workdir, tuple(sorted(dirs)))
+
+
+def _run(cmd: list[str], what: str, box: _Box, timeout: float = 300) -> None:
+    res = sandbox.run(cmd, cwd=box.workdir, limits=Limits(seconds=timeout),
+                      readable=box.readable, writable=[box.workdir], unprivileged=False)
+    if res.timed_out:
+        raise CompileError(f"{what}: timed out after {timeout:.0f} s")
+    if res.returncode != 0:
+        lines = res.stderr.strip().splitlines()
         # the last lines, and before them the first error when it scrolled off (a missing
         # header's first error explains the ones after it)
         first = next((ln for ln in lines if "error:" in ln), None)
         tail = lines[-12:]
         err = "\n".join(([first, "..."] if first is not None and first not in tail else [])
                         + tail)
-        raise CompileError(f"{what} failed (exit {p.returncode}): {err}")
+        raise CompileError(f"{what} failed (exit {res.returncode}): {err}")
 
 
 _TRIPLE = re.compile(r'^target triple = "([^"]*)"$', re.M)
 
 
 def _codegen_for_target(tc: Toolchain, ll: Path, passes: str, target: str, src: Path,
-                        timeout: float) -> None:
+                        box: _Box, timeout: float) -> None:
     """Run *passes* over the module *ll* (in place) under *target*'s cost model: the module
     takes *target*'s triple for that run and gets its own back (its data layout stays the
     host's, which the counted executable is built for)."""
@@ -174,7 +205,7 @@ def _codegen_for_target(tc: Toolchain, ll: Path, passes: str, target: str, src: 
     host = m.group(1)
     ll.write_text(_TRIPLE.sub(f'target triple = "{target}"', text, count=1))
     _run([tc.opt, f"-passes={passes}", "-S", str(ll), "-o", str(ll)],
-         f"opt ({target} cost model) on {src.name}", timeout=timeout)
+         f"opt ({target} cost model) on {src.name}", box, timeout=timeout)
     ll.write_text(_TRIPLE.sub(f'target triple = "{host}"', ll.read_text(), count=1))
 
 
@@ -193,7 +224,8 @@ def _front_flags(spec: BuildSpec, src: Path) -> list[str]:
         flags += ["-fopenmp", "-idirafter", str(runtime_dir() / "shim")]
     if spec.model == "cuda":
         rt = runtime_dir()
-        flags += ["-include", str(rt / "rl_cuda.h"), "-I", str(rt / "shim"),
+        flags += ["-include", str(rt / "rl_cuda.h"), "-include", str(rt / "rl_math.h"),
+                  "-I", str(rt / "shim"),
                   "-fno-exceptions", "-D__CUDACC__=1", "-D__RL_CPU_CUDA__=1"]
         flags = [f for f in flags if f != "-fno-exceptions"]
     for d in [*spec.include_dirs, *(Path(p) for p in spec.extra_includes)]:
@@ -217,6 +249,7 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
     if spec.codegen not in CODEGEN_PASSES:
         raise ValueError(f"BuildSpec.codegen {spec.codegen!r}: one of {sorted(CODEGEN_PASSES)}")
     workdir.mkdir(parents=True, exist_ok=True)
+    box = _box(spec, workdir)
     objs: list[Path] = []
     blocks: dict[int, dict[str, float]] = {}
     kernels: list[str] = []
@@ -227,13 +260,13 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
         stem = f"{i:02d}_{src.stem}"
         ll0, ll1 = (workdir / f"{stem}.{k}.ll" for k in ("o0", "opt"))
         _run([tc.clang, *_front_flags(spec, src), str(src), "-o", str(ll0)],
-             f"clang on {src.name}", timeout=timeout)
+             f"clang on {src.name}", box, timeout=timeout)
         text = keep_sign_products(keep_negative_one_divisions(ll0.read_text()))
         if spec.model == "omp":
             text, names = wrap_omp_regions(scope_team_variables(text))
             kernels += names
         elif spec.model == "cuda":
-            text = mark_kernel_entries(text)
+            text = keep_math_calls(mark_kernel_entries(text))
         ll0.write_text(text)
         # no vectorization: per-thread scalar code is what a GPU thread executes. Vector
         # values the optimizer builds anyway (struct copies such as float2 become
@@ -248,9 +281,9 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
               *([f"-unroll-threshold={spec.unroll_threshold}"]
                 if spec.unroll_threshold is not None else []),
               "-S", str(ll0), "-o", str(ll1)],
-             f"opt on {src.name}", timeout=timeout)
+             f"opt on {src.name}", box, timeout=timeout)
         if spec.codegen_target:
-            _codegen_for_target(tc, ll1, codegen, spec.codegen_target, src, timeout)
+            _codegen_for_target(tc, ll1, codegen, spec.codegen_target, src, box, timeout)
         ll0.unlink(missing_ok=True)
         opt_lls.append((src, ll1, stem))
     # host code (input generation, reference checks) runs uninstrumented: only functions
@@ -273,23 +306,24 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
         ll2 = workdir / f"{stem}.inst.ll"
         inst = instrument_ir(ll1.read_text(), first_id=next_id, omp=spec.model == "omp",
                              only=only, fast_math=spec.fast_math,
-                             approx_sqrt=spec.approx_sqrt, contract=spec.contract)
+                             approx_sqrt=spec.approx_sqrt, contract=spec.contract,
+                             arch=spec.math_arch)
         next_id = inst.next_id
         blocks.update(inst.blocks)
         ll2.write_text(inst.text)
         obj = workdir / f"{stem}.o"
-        _run([tc.opt, "-verify", "-disable-output", str(ll2)], f"verify of {src.name}",
+        _run([tc.opt, "-verify", "-disable-output", str(ll2)], f"verify of {src.name}", box,
              timeout=timeout)
         _run([tc.clang, "-c", "-O1", "-fno-vectorize", "-fno-slp-vectorize", "-w", str(ll2),
               "-o", str(obj)],
-             f"codegen of {src.name}", timeout=timeout)
+             f"codegen of {src.name}", box, timeout=timeout)
         (lib_objs if src in library else objs).append(obj)
         ll1.unlink(missing_ok=True)
     if lib_objs:
         archive = workdir / "librl_program.a"
         archive.unlink(missing_ok=True)
         _run([shutil.which("ar") or str(Path(tc.clang).with_name("llvm-ar")), "rcs",
-              str(archive), *map(str, lib_objs)], "archive of the library sources",
+              str(archive), *map(str, lib_objs)], "archive of the library sources", box,
              timeout=timeout)
     bbc = workdir / "rl_bbc.c"
     bbc.write_text(f"#include <stdint.h>\nuint64_t __rl_bbc[{next_id + 1}];\n"
@@ -307,7 +341,7 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
         if s.name == "rl_omp.c":
             extra = ["-fopenmp"]
         _run([comp, "-c", "-O2", "-U_FORTIFY_SOURCE", "-w", *extra, str(s), "-o", str(obj)],
-             f"compile {s.name}",
+             f"compile {s.name}", box,
              timeout=timeout)
         objs.append(obj)
     exe = workdir / "prog"
@@ -316,7 +350,7 @@ def build_instrumented(spec: BuildSpec, workdir: Path, timeout: float = 300) -> 
     if spec.model == "omp" or spec.link_openmp:
         libdir = f"/usr/lib/llvm-{tc.version}/lib"
         link += ["-fopenmp", f"-L{libdir}", f"-Wl,-rpath,{libdir}"]
-    _run(link, "link", timeout=timeout)
+    _run(link, "link", box, timeout=timeout)
     (workdir / "blocks.json").write_text(json.dumps(
         {"blocks": {str(k): v for k, v in blocks.items()}, "omp_regions": kernels}))
     return exe

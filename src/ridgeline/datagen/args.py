@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ridgeline.errors import KernelNotFoundError, SourceError
+from ridgeline.sources.clbuild import BuildOptions
 
 __all__ = ["ArgSlot", "KernelSpec", "kernel_spec", "kernel_hash"]
 
@@ -37,6 +38,7 @@ class KernelSpec:
     hash: str
     slots: tuple[ArgSlot, ...]
     file: str = ""
+    build_options: str = ""  # the host's clBuildProgram options it needs
 
 
 def kernel_hash(source: str) -> str:
@@ -51,11 +53,13 @@ def _ctype(p: Any) -> str:
     return t.strip() or "uchar"
 
 
-def kernel_spec(source: str, kernel: str | None = None, file: str = "") -> KernelSpec:
-    """The datagen spec of *kernel* (default: the first ``__kernel`` in *source*)."""
+def kernel_spec(source: str, kernel: str | None = None, file: str = "",
+                build: BuildOptions | None = None) -> KernelSpec:
+    """The datagen spec of *kernel* (default: the first ``__kernel`` in *source*), parsed
+    with the host's build options *build*."""
     from ridgeline.sources import parse_opencl
 
-    kernels = parse_opencl(source, filename=file or "kernel.cl")
+    kernels = parse_opencl(source, filename=file or "kernel.cl", build=build)
     if not kernels:
         raise SourceError(f"no __kernel function found in {file or 'the source'}")
     if kernel is None:
@@ -75,4 +79,5 @@ def kernel_spec(source: str, kernel: str | None = None, file: str = "") -> Kerne
             kind = "scalar"
         size = int(p.element_size or 4)
         slots.append(ArgSlot(i, p.name, kind, _ctype(p), size, p.address_space, bool(p.const)))
-    return KernelSpec(source, k.name, kernel_hash(source), tuple(slots), file)
+    return KernelSpec(source, k.name, kernel_hash(source), tuple(slots), file,
+                      build.cl_string() if build else "")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,11 @@ def _kinds(args: argparse.Namespace) -> list[str]:
     return [_KINDS[p]]
 
 
+def _progress(args: argparse.Namespace) -> bool:
+    """Progress bars on a terminal, unless --quiet."""
+    return not getattr(args, "quiet", False) and sys.stderr.isatty()
+
+
 def _write(out: Path, name: str, report: dict[str, Any]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{name}.json").write_text(json.dumps(report, indent=2, default=str))
@@ -48,7 +54,7 @@ def run_clgen(args: argparse.Namespace) -> int:
             rows = rows[rows["kernel_file"].isin(keep)].reset_index(drop=True)
         for kind in _kinds(args):
             reg = make_regressor(kind, getattr(args, "model", None), False, args.seed)
-            m, _ = evaluate_split(rows, reg, args.seed)
+            m, _ = evaluate_split(rows, reg, args.seed, _progress(args))
             results[f"{CLGEN_GPUS[which][1]} / {kind}"] = m
     _write(Path(args.out), "clgen-regression", {
         "task": "clgen-regression", "split": f"kernel-grouped 90/10, seed {args.seed}",
@@ -104,10 +110,12 @@ def run_pocl(args: argparse.Namespace) -> int:
     rows = datagen_rows(args.model, stat)
     results: dict[str, Any] = {}
     for kind in _kinds(args):
-        m, _ = evaluate_split(rows, make_regressor(kind, None, False, args.seed), args.seed)
+        m, _ = evaluate_split(rows, make_regressor(kind, None, False, args.seed), args.seed,
+                              _progress(args))
         results[kind] = m
         results[f"{kind} / 5-fold"] = evaluate_folds(
-            rows, lambda kind=kind: make_regressor(kind, None, False, args.seed), 5, args.seed)
+            rows, lambda kind=kind: make_regressor(kind, None, False, args.seed), 5, args.seed,
+            _progress(args))
     _write(Path(args.out), "pocl-regression", {
         "task": "pocl-regression", "datagen": str(args.model),
         "split": f"kernel-grouped 90/10 and 5-fold, seed {args.seed}",

@@ -17,11 +17,17 @@ from typing import Any
 
 from ridgeline.datagen.args import KernelSpec, kernel_hash, kernel_spec
 from ridgeline.errors import LaunchError, RidgelineError
+from ridgeline.profiles.oclgrind_sampling import GROUP_SPREAD
+from ridgeline.sources.clbuild import BuildOptions
 
 __all__ = ["static_vector", "oclgrind_profile", "launch_row", "infer_global_size", "extrapolate",
-           "PROFILE_KEYS"]
+           "profile_note", "PROFILE_KEYS"]
 
 PROFILE_SIZES = (256, 512, 1024)
+PROFILE_LOCAL = 64
+#: profile launches of more groups run only their first and last group, scaled (a kernel
+#: whose loops a size-valued scalar bounds costs the square of the size to run whole)
+PROFILE_SAMPLE_ABOVE = 2
 PROFILE_KEYS = ("instructions", "flops_sp", "flops_dp", "int_ops", "global_load_bytes",
                 "global_store_bytes", "local_load_bytes", "local_store_bytes", "branches",
                 "barriers", "atomics_global", "special_sp", "sectors_read", "sectors_written",
@@ -36,7 +42,8 @@ def _flatten(prefix: str, obj: Any, out: dict[str, float]) -> None:
         out[prefix] = float(obj)
 
 
-def static_vector(source: str, spec: KernelSpec | None = None) -> dict[str, float]:
+def static_vector(source: str, spec: KernelSpec | None = None,
+                  build: BuildOptions | None = None) -> dict[str, float]:
     """Numeric static features of the first kernel in *source* (empty parts on failure)."""
     out: dict[str, float] = {"src_lines": float(source.count("\n") + 1),
                              "src_chars": float(len(source))}
@@ -44,7 +51,7 @@ def static_vector(source: str, spec: KernelSpec | None = None) -> dict[str, floa
         from ridgeline.features import static_features
         from ridgeline.sources import parse_opencl
 
-        k = parse_opencl(source)[0]
+        k = parse_opencl(source, build=build)[0]
         st = static_features(k)
         for key in ("flops", "flops_weighted", "memory", "memory_weighted", "ops"):
             _flatten(f"st.{key}", st.get(key, {}), out)
@@ -85,32 +92,53 @@ def _legacy_values(h: str) -> dict[int, dict[str, float]]:
     return {g: {k: old[k][0] * g + old[k][1] for k in PROFILE_KEYS} for g in (256, 1024)}
 
 
-def oclgrind_profile(source: str, timeout: float = 60.0, cache: bool = True) -> dict[str, Any]:
+def profile_key(source: str, build: BuildOptions | None = None) -> str:
+    """Cache key of a kernel's profile: its text, and the build options when there are any
+    (so profiles cached before build options existed stay valid)."""
+    if not build:
+        return kernel_hash(source)
+    return kernel_hash(f"{source}\n// clBuildProgram: {build.cl_string()}")
+
+
+def oclgrind_profile(source: str, timeout: float = 60.0, cache: bool = True,
+                     build: BuildOptions | None = None) -> dict[str, Any]:
     """Per-kernel Oclgrind profile: every count measured at the global sizes
     ``PROFILE_SIZES`` (``{"sizes": [...], key: [values]}``); ``{"error": reason}`` when the
-    kernel cannot be run. :func:`extrapolate` evaluates it at any global size."""
+    kernel cannot be run. :func:`extrapolate` evaluates it at any global size. *build*:
+    the host's build options. Sizes of more than two work-groups are sampled (first and
+    last group, scaled; ``groups_run`` / ``groups_total`` say so)."""
     from ridgeline.datagen.sizing import make_args
     from ridgeline.profiles.oclgrind import count_kernel
 
-    h = kernel_hash(source)
+    h = profile_key(source, build)
     f = _cache_file(h)
     if cache and f.exists():
         return dict(json.loads(f.read_text()))
     try:
-        spec = kernel_spec(source)
-        known = _legacy_values(h) if cache else {}
+        spec = kernel_spec(source, build=build)
+        known = _legacy_values(h) if cache and not build else {}
         vals: dict[int, dict[str, float]] = {}
         oob = 0
+        groups: dict[int, tuple[int, int, float]] = {}
         for g in PROFILE_SIZES:
             if g in known:
                 vals[g] = known[g]
                 continue
-            c = count_kernel(source, spec.name, g, 64, make_args(spec, g), timeout=timeout)
+            c = count_kernel(source, spec.name, g, PROFILE_LOCAL, make_args(spec, g),
+                             build_options=spec.build_options, timeout=timeout,
+                             sample_above=PROFILE_SAMPLE_ABOVE)
             vals[g] = {k: float(getattr(c, k)) for k in PROFILE_KEYS}
             oob += len(c.errors)
+            hi = c.group_instructions_max
+            groups[g] = (c.groups_run, c.groups_total,
+                         (hi - c.group_instructions_min) / hi if hi else 0.0)
         prof: dict[str, Any] = {"sizes": list(PROFILE_SIZES), "oob_errors": oob}
         for k in PROFILE_KEYS:
             prof[k] = [vals[g][k] for g in PROFILE_SIZES]
+        if any(run < total for run, total, _ in groups.values()):
+            prof["groups_run"] = [groups.get(g, (0, 0, 0.0))[0] for g in PROFILE_SIZES]
+            prof["groups_total"] = [groups.get(g, (0, 0, 0.0))[1] for g in PROFILE_SIZES]
+            prof["group_spread"] = max(v[2] for v in groups.values())
     except RidgelineError as e:
         prof = {"error": f"{type(e).__name__}: {str(e)[:300]}"}
     if cache:
@@ -119,6 +147,25 @@ def oclgrind_profile(source: str, timeout: float = 60.0, cache: bool = True) -> 
         tmp.write_text(json.dumps(prof))
         os.replace(tmp, f)
     return prof
+
+
+def profile_note(profile: dict[str, Any]) -> str:
+    """How a profile's counts were taken, for a row's output."""
+    if "error" in profile:
+        return f"no Oclgrind counts: {profile['error']}"
+    if "sizes" not in profile:
+        return "no Oclgrind counts"
+    at = "/".join(str(g) for g in profile["sizes"])
+    if "groups_run" not in profile:
+        return f"Oclgrind counts at {at} work-items (every work-group), extrapolated"
+    run = "/".join(str(n) for n in profile["groups_run"])
+    total = "/".join(str(n) for n in profile["groups_total"])
+    note = (f"Oclgrind counts sampled at {at} work-items: {run} of {total} work-groups "
+            "(first and last), scaled, extrapolated")
+    spread = float(profile.get("group_spread", 0.0))
+    if spread > GROUP_SPREAD:
+        note += f"; the sampled groups' work differs by {spread:.0%}"
+    return note
 
 
 def extrapolate(sizes: list[int], values: list[float], g: float) -> tuple[float, float]:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ridgeline.errors import MissingDataError, RidgelineError, SchemaError
+from ridgeline.sources.clbuild import BuildOptions
 
 __all__ = ["grouped_split", "grouped_folds", "make_regressor", "train_clgen",
            "load_regressor", "predict_batch", "evaluate_split", "evaluate_folds"]
@@ -50,7 +51,7 @@ def make_regressor(model: str, backbone: str | None = None, finetune: bool = Fal
     raise SchemaError(f"unknown regressor {model!r}; use gbm or llm")
 
 
-def evaluate_split(rows: Any, model: Any, seed: int = 4839, progress: bool = True
+def evaluate_split(rows: Any, model: Any, seed: int = 4839, progress: bool = False
                    ) -> tuple[dict[str, Any], Any]:
     """Fit on the 90% kernels, score the held-out 10%: (metrics, fitted model)."""
     from ridgeline.evaluation.metrics import regression
@@ -88,7 +89,8 @@ def evaluate_folds(rows: Any, make: Any, k: int = 5, seed: int = 4839,
 
 def train_clgen(which: str, out: str | Path, model: str = "gbm", backbone: str | None = None,
                 finetune: bool = False, seed: int = 4839, data_dir: str | None = None,
-                refit_all: bool = False, limit_kernels: int | None = None) -> dict[str, Any]:
+                refit_all: bool = False, limit_kernels: int | None = None,
+                progress: bool = False) -> dict[str, Any]:
     """Train a regressor for CLgen's GPU runtimes, report the held-out split, save it."""
     from ridgeline.datagen.clgen import CLGEN_GPUS, clgen_rows
     from ridgeline.evaluation.provenance import provenance
@@ -98,9 +100,9 @@ def train_clgen(which: str, out: str | Path, model: str = "gbm", backbone: str |
         keep = sorted(rows["kernel_file"].unique())[:limit_kernels]
         rows = rows[rows["kernel_file"].isin(keep)].reset_index(drop=True)
     reg = make_regressor(model, backbone, finetune, seed)
-    metrics, reg = evaluate_split(rows, reg, seed)
+    metrics, reg = evaluate_split(rows, reg, seed, progress)
     if refit_all:
-        reg = make_regressor(model, backbone, finetune, seed).fit(rows, progress=True)
+        reg = make_regressor(model, backbone, finetune, seed).fit(rows, progress=progress)
     reg.target_ = f"CLgen {CLGEN_GPUS[which][1]} runtime_gpu"
     d = Path(out)
     reg.save(d)
@@ -131,32 +133,47 @@ def load_regressor(model_dir: str | Path) -> Any:
 
 
 @lru_cache(maxsize=4096)
-def parse_problems(src: str) -> str:
-    """The first parse error inside the source's kernels ("" when it parses, or when no
-    libclang is installed to check: the prediction then stands unchecked)."""
+def parse_problems(src: str, build_options: str = "") -> str:
+    """Why the source does not compile with these build options: what is undefined (the
+    undeclared identifiers, unknown type names and missing includes, with their lines), else
+    the first parse error inside its kernels ("" when it parses, or when no libclang is
+    installed to check: the prediction then stands unchecked)."""
     from ridgeline.sources import clang_available
 
     if not clang_available():
         return ""
-    from ridgeline.sources.opencl import parse_opencl
+    from ridgeline.sources.clbuild import describe_parse_errors, undefined_names
+    from ridgeline.sources.opencl import check_opencl
 
-    for k in parse_opencl(src):
+    build = BuildOptions.parse(build_options) if build_options else None
+    kernels, errors = check_opencl(src, build=build)
+    if undefined_names(errors):
+        return describe_parse_errors(errors)
+    for k in kernels:
         if k.problems:
             return k.problems[0]
     return ""
 
 
-def _prepare(row: Any) -> dict[str, Any]:
+def _row_build(row: Any, build: BuildOptions, base_dir: str | None) -> BuildOptions:
+    text = str(row.get("build_options", "") or "").strip()
+    if not text:
+        return build
+    return build.merged(BuildOptions.parse(text, base_dir, "build_options column"))
+
+
+def _prepare(row: Any, build: BuildOptions, base_dir: str | None = None) -> dict[str, Any]:
     from ridgeline.datagen.args import kernel_spec
     from ridgeline.datagen.features import infer_global_size
 
     src = str(row["src"])
     if not src.strip():
         raise SchemaError("src is empty")
-    problem = parse_problems(src)
+    b = _row_build(row, build, base_dir)
+    problem = parse_problems(src, b.cl_string())
     if problem:
         raise SchemaError(f"the kernel does not compile: {problem}")
-    spec = kernel_spec(src)
+    spec = kernel_spec(src, build=b)
     try:
         wg = int(float(row["wgsize"]))
         transfer = float(row["transfer"]) if str(row["transfer"]).strip() else 0.0
@@ -165,34 +182,45 @@ def _prepare(row: Any) -> dict[str, Any]:
     if wg < 1:
         raise SchemaError(f"wgsize must be >= 1, got {wg}")
     g = infer_global_size(row["dataset"], transfer, spec)
-    return {"src": src, "global_size": g, "local_size": wg, "transfer": transfer}
+    return {"src": src, "global_size": g, "local_size": wg, "transfer": transfer,
+            "build_options": b.cl_string()}
 
 
-def predict_batch(model: Any, rows: Any) -> Any:
-    """The regress-batch contract: each row back with ``pred_runtime_ms`` and ``error``."""
+def predict_batch(model: Any, rows: Any, build: BuildOptions | None = None,
+                  base_dir: str | None = None, progress: bool = False) -> Any:
+    """The regress-batch contract: each row back with ``pred_runtime_ms``, ``error`` and
+    ``counts_note`` (how the row's Oclgrind counts were taken). *build* applies to every
+    row, a row's ``build_options`` column is added to it (relative ``-I`` folders from
+    *base_dir*)."""
     import pandas as pd
+    from tqdm import tqdm
 
+    build = build or BuildOptions()
     prepared: list[dict[str, Any] | None] = []
     errors: list[str] = []
-    for _, r in rows.iterrows():
+    for _, r in tqdm(rows.iterrows(), total=len(rows), desc="checking", unit="row",
+                     disable=not progress, leave=False):
         try:
-            prepared.append(_prepare(r))
+            prepared.append(_prepare(r, build, base_dir))
             errors.append("")
         except (RidgelineError, KeyError, IndexError) as e:
             prepared.append(None)
-            errors.append(f"{type(e).__name__}: {e}"[:300])
+            errors.append(f"{type(e).__name__}: {e}"[:400])
     ok = [i for i, p in enumerate(prepared) if p is not None]
     preds: list[Any] = [""] * len(rows)
+    notes: list[str] = [""] * len(rows)
     if ok:
         frame = pd.DataFrame([prepared[i] for i in ok])
         try:
-            us = model.predict_rows(frame)
-            for i, v in zip(ok, us, strict=True):
+            us = model.predict_rows(frame, progress=progress)
+            for i, v, note in zip(ok, us, model.count_notes(frame), strict=True):
                 preds[i] = float(v) / 1000.0
+                notes[i] = note
         except RidgelineError as e:
             for i in ok:
-                errors[i] = f"{type(e).__name__}: {e}"[:300]
+                errors[i] = f"{type(e).__name__}: {e}"[:400]
     out = rows.copy()
     out["pred_runtime_ms"] = preds
     out["error"] = errors
+    out["counts_note"] = notes
     return out

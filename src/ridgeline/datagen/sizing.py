@@ -91,7 +91,7 @@ def size_kernel(spec: KernelSpec, probes: tuple[int, ...] = PROBE_SIZES,
         local = min(g, 16)
         try:
             c = count_kernel(spec.source, spec.name, g, local, make_args(spec, g),
-                             timeout=timeout)
+                             build_options=spec.build_options, timeout=timeout)
         except RidgelineError as e:
             model.ok, model.reason = False, f"{type(e).__name__}: {str(e)[:400]}"
             return model

@@ -16,8 +16,10 @@ from ridgeline.errors import KernelNotFoundError, LaunchError
 from ridgeline.hardware import Counts
 from ridgeline.predictors.argeval import TYPE_SIZES, Dim, Env, split_args, try_evaluate
 from ridgeline.predictors.base import Dim3, KernelRef, Launch
+from ridgeline.predictors.declscan import declared_types
+from ridgeline.predictors.guards import active_threads, spmd_active_threads
 from ridgeline.predictors.hostenv import _cached, _globals, bind_params, host_env
-from ridgeline.predictors.kernelstats import Callees, Stats, _types, analyze, resolve_type
+from ridgeline.predictors.kernelstats import Callees, Stats, analyze, resolve_type
 from ridgeline.predictors.srcscan import (
     TEMPLATE_FRAGMENT,
     Function,
@@ -212,7 +214,7 @@ def _scope_pointers(prog: Program) -> dict[str, str]:
     def scan() -> dict[str, str]:
         out: dict[str, str] = {}
         for text in prog.files.values():
-            for k, v in _types(_file_scope(text), [], arrays=True)[1].items():
+            for k, v in declared_types(_file_scope(text), [], arrays=True)[1].items():
                 out.setdefault(k, v)
         return out
 
@@ -340,8 +342,10 @@ def _cuda(prog: Program, kref: KernelRef, launch: Launch) -> KernelAnalysis:
                        notes=notes)
     stats = analyze(fn.body, fn.params, kenv, callees=callees)
     threads = float(math.prod(grid) * math.prod(block)) if grid and block else float("nan")
-    if stats.guard is not None and isinstance(stats.guard, int | float) and stats.guard > 0:
-        threads = min(threads, float(stats.guard)) if math.isfinite(threads) else threads
+    active = active_threads(fn.body, kenv, grid, block) if grid and block else None
+    if active is not None and active > 0:  # the threads past the bounds guard do no work
+        notes.append(f"bounds guard: {active:.0f} of {threads:.0f} launched threads work")
+        threads = active
     origin["arguments"] = f"{len(bound)}/{len(fn.params)} kernel parameters evaluated"
     footprint = _cuda_footprint(prog, fn, site, stats, split_args(launch.args))
     return KernelAnalysis(fn.name, "cuda", grid, block, stats, threads, bound, launch.args,
@@ -356,7 +360,7 @@ def _omp(prog: Program, kref: KernelRef, launch: Launch) -> KernelAnalysis:
                      f"{region.file}:{region.line}")
     fn = prog.function(region.function) if region.function else None
     env = host_env(prog, fn, region.offset, split_args(launch.args))
-    extra = _types(fn.body, fn.params, arrays=True)[1] if fn else {}
+    extra = declared_types(fn.body, fn.params, arrays=True)[1] if fn else {}
     for k, v in _scope_pointers(prog).items():  # file-scope arrays and pointers are mapped too
         extra.setdefault(k, v)
     callees = _callees(prog, fn, mangled=kref.name, notes=notes)
@@ -375,6 +379,12 @@ def _omp(prog: Program, kref: KernelRef, launch: Launch) -> KernelAnalysis:
                     block = val
     origin["arguments"] = f"{len(env.vars)} host values evaluated"
     runs = _spmd_copies(region.pragma, region.body, grid, block, notes)
+    if runs > 1 and grid is not None:
+        inner = block if block is not None and runs > math.prod(grid) else None
+        active = spmd_active_threads(region.body, env, grid, inner)
+        if active is not None and active > 0:  # copies past the bounds guard do no work
+            notes.append(f"bounds guard: {active:.0f} of {runs:.0f} copies work")
+            runs = active
     footprint = _omp_footprint(fn, region.pragma, stats, env, extra)
     return KernelAnalysis(region_short_name(kref.name), "omp", grid, block, stats, runs,
                           dict(env.vars),

@@ -3,7 +3,8 @@ counts (extrapolated to the launch's global size) and launch features. Target: l
 run time in microseconds.
 
 Rows are tables with ``src`` (OpenCL source of one kernel), ``global_size``, ``local_size``,
-``transfer`` (bytes) and, for fitting, ``time_us``.
+``transfer`` (bytes), optionally ``build_options`` (the host's ``clBuildProgram`` options the
+kernel needs) and, for fitting, ``time_us``.
 """
 
 from __future__ import annotations
@@ -17,48 +18,75 @@ from typing import Any
 from ridgeline.errors import MissingDataError, NotFittedError, SchemaError
 from ridgeline.hardware import GPU, Counts
 from ridgeline.predictors.base import PREDICTORS, KernelRef, Launch, Prediction, Predictor
+from ridgeline.sources.clbuild import BuildOptions
 
 __all__ = ["GBMRegressor", "featurize", "REQUIRED"]
 
 REQUIRED = ("src", "global_size", "local_size", "transfer")
 
 
-def featurize(rows: Any, use_oclgrind: bool = True, progress: bool = False) -> Any:
-    """Feature table (one row per input row) for the time regressors."""
-    import pandas as pd
+def _keys(rows: Any) -> list[tuple[str, str]]:
+    """(source, build options) of each row: the unit a profile is measured for."""
+    opts = rows["build_options"] if "build_options" in rows.columns else [""] * len(rows)
+    return [(str(s), str(o or "")) for s, o in zip(rows["src"], opts, strict=True)]
+
+
+def _profiles(rows: Any, use_oclgrind: bool, progress: bool
+              ) -> dict[tuple[str, str], tuple[dict[str, float], dict[str, Any]]]:
+    """Static features and Oclgrind profile of each distinct kernel of *rows*; the bar
+    counts rows (a kernel's rows are done when its profile is)."""
+    from collections import Counter
+
     from tqdm import tqdm
 
-    from ridgeline.datagen.features import launch_row, oclgrind_profile
+    from ridgeline.datagen.features import oclgrind_profile
 
     missing = [c for c in REQUIRED if c not in rows.columns]
     if missing:
         raise SchemaError(f"rows lack columns {missing}; required: {list(REQUIRED)}")
-    per_src: dict[str, tuple[dict[str, float], dict[str, Any]]] = {}
-    for src in tqdm(rows["src"].unique(), desc="features", unit="kernel", disable=not progress):
-        prof = oclgrind_profile(src) if use_oclgrind else {"error": "disabled"}
-        per_src[src] = (_static_cached(src), prof)
+    out = {}
+    with tqdm(total=len(rows), desc="features", unit="row", disable=not progress,
+              leave=False) as bar:
+        for key, n in Counter(_keys(rows)).items():
+            src, opts = key
+            build = BuildOptions.parse(opts) if opts else None
+            prof = (oclgrind_profile(src, build=build) if use_oclgrind
+                    else {"error": "disabled"})
+            out[key] = (_static_cached(src, build), prof)
+            bar.update(n)
+    return out
+
+
+def featurize(rows: Any, use_oclgrind: bool = True, progress: bool = False) -> Any:
+    """Feature table (one row per input row) for the time regressors."""
+    import pandas as pd
+
+    from ridgeline.datagen.features import launch_row
+
+    per_key = _profiles(rows, use_oclgrind, progress)
     out = []
-    for src, g, loc, tr in zip(rows["src"], rows["global_size"], rows["local_size"],
+    for key, g, loc, tr in zip(_keys(rows), rows["global_size"], rows["local_size"],
                                rows["transfer"], strict=True):
-        st, prof = per_src[src]
+        st, prof = per_key[key]
         out.append({**st, **launch_row(prof, int(g), int(loc), float(tr))})
     return pd.DataFrame(out)
 
 
-_STATIC: dict[str, dict[str, float]] = {}
+_STATIC: dict[tuple[str, str], dict[str, float]] = {}
 
 
-def _static_cached(src: str) -> dict[str, float]:
+def _static_cached(src: str, build: BuildOptions | None = None) -> dict[str, float]:
     from ridgeline.datagen.args import kernel_spec
     from ridgeline.datagen.features import static_vector
 
-    if src not in _STATIC:
+    key = (src, build.cl_string() if build else "")
+    if key not in _STATIC:
         try:
-            spec = kernel_spec(src)
+            spec = kernel_spec(src, build=build)
         except Exception:  # unparsable kernel: static text features only
             spec = None
-        _STATIC[src] = static_vector(src, spec)
-    return _STATIC[src]
+        _STATIC[key] = static_vector(src, spec, build)
+    return _STATIC[key]
 
 
 class GBMRegressor(Predictor):
@@ -115,6 +143,15 @@ class GBMRegressor(Predictor):
             raise NotFittedError("GBMRegressor is not fitted: call fit() or load() first")
         X = featurize(rows, self.use_oclgrind, progress).reindex(columns=self.feature_names_)
         return np.exp2(self.model_.predict(X.to_numpy(dtype=float)))
+
+    def count_notes(self, rows: Any) -> list[str]:
+        """How each row's Oclgrind counts were taken (sampled work-groups, failures)."""
+        from ridgeline.datagen.features import profile_note
+
+        if not self.use_oclgrind:
+            return ["Oclgrind counts not used by this model"] * len(rows)
+        notes = {k: profile_note(prof) for k, (_, prof) in _profiles(rows, True, False).items()}
+        return [notes[k] for k in _keys(rows)]
 
     def predict(self, kernel: KernelRef, launch: Launch, gpu: GPU) -> Prediction:
         import pandas as pd

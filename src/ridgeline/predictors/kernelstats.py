@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ridgeline.predictors.argeval import TYPE_SIZES, Dim, Env, try_evaluate
+from ridgeline.predictors.declscan import declared_types
 from ridgeline.predictors.srcscan import Function, Param, match_paren, split_top
 
 __all__ = ["Stats", "analyze", "UNKNOWN_TRIP", "Callees", "resolve_type"]
@@ -28,8 +29,6 @@ _MATH = re.compile(r"\b(?:__)?(sqrt|rsqrt|exp|exp2|exp10|log|log2|log10|sin|cos|
                    r"fdivide|sincos|norm3d)(f?)\s*\(")
 _ATOMIC = re.compile(r"\batomic\w*\s*\(")
 _SYNC = re.compile(r"__syncthreads|barrier\s*\(|#\s*pragma\s+omp\s+barrier")
-_DECL = re.compile(r"\b(?:const\s+)?(unsigned\s+\w+|[A-Za-z_]\w*)\s*\*?\s+"
-                   r"\*?\s*([A-Za-z_]\w*)\s*(?=[=;,\[)])")
 _ARITH = re.compile(r"(?<![-+*/=<>!&|^%])([-+*/])(?![-+=>])|([-+*/])=")
 _MEMBER = re.compile(r"(?:\.|->)\s*[A-Za-z_]\w*")
 _INT_HINT = re.compile(r"\b(threadIdx|blockIdx|blockDim|gridDim|omp_get_\w+)\b")
@@ -55,7 +54,6 @@ class Stats:
     trip_product: float = 1.0  # product of the outermost-first known trips along the deepest nest
     static_fp: Counter[str] = field(default_factory=Counter)  # unweighted
     static_accesses: float = 0.0
-    guard: float | None = None  # `if (i < n)` / `if (i >= n) return` bound on active threads
     read: set[str] = field(default_factory=set)  # global pointers loaded from
     written: set[str] = field(default_factory=set)  # global pointers stored to
     notes: list[str] = field(default_factory=list)
@@ -190,21 +188,34 @@ def _count_calls(stmt: str, ctx: _Ctx, weight: float) -> None:
         end = match_paren(stmt, m.end() - 1)
         args = split_top(stmt[m.end():end - 1]) if end > 0 else []
         bound: dict[str, Any] = {}
+        in_shared: set[str] = set()  # pointer parameters given a shared array
         for prm, arg in zip(params, args, strict=False):
             if not prm.pointer:
                 v = try_evaluate(arg, ctx.env)
                 if isinstance(v, int | float | Dim):
                     bound[prm.name] = v
-        key = (name, tuple(sorted((k, str(v)) for k, v in bound.items())))
+            elif _base_name(arg) in ctx.shared:
+                in_shared.add(prm.name)
+        key = (name, tuple(sorted((k, str(v)) for k, v in bound.items())) +
+               tuple(sorted(in_shared)))
         sub = ctx.memo.get(key)
         if sub is None:
             ctx.memo[key] = Stats()  # recursion guard
-            types, pointers, shared = _types(fn.body, params)
+            types, pointers, shared = declared_types(fn.body, params)
+            for p in in_shared:
+                pointers.pop(p, None)
+            shared |= in_shared
             inner = _Ctx(ctx.env.child(**bound), types, pointers, shared, Stats(),
                          callees=ctx.callees, call_depth=ctx.call_depth + 1, memo=ctx.memo)
             _walk(fn.body, inner, 1.0)
             sub = ctx.memo[key] = inner.stats
         ctx.stats.add(sub, weight)
+
+
+def _base_name(arg: str) -> str:
+    """The array an argument passes (`smem`, `&tile[0][0]`, `(float*)buf + k`), or ""."""
+    m = re.match(r"\s*(?:\(\s*[\w\s:<>*]+\*\s*\)\s*)?[(&\s]*([A-Za-z_]\w*)", arg)
+    return m.group(1) if m else ""
 
 
 def _count_accesses(stmt: str, ctx: _Ctx, weight: float) -> None:
@@ -216,7 +227,8 @@ def _count_accesses(stmt: str, ctx: _Ctx, weight: float) -> None:
         is_store = bool(re.match(r"(?:\[[^\]]*\]\s*)*(=(?!=)|[-+*/|&^]=)", after))
         rmw = bool(re.match(r"(?:\[[^\]]*\]\s*)*[-+*/|&^]=", after))
         if name in ctx.shared:
-            st.shared += weight
+            if not _SHARED_DECL_STMT.match(stmt):  # the declaration is no access
+                st.shared += weight
             continue
         if name not in ctx.pointers:
             continue
@@ -232,6 +244,7 @@ def _count_accesses(stmt: str, ctx: _Ctx, weight: float) -> None:
             st.read.add(name)
 
 
+_SHARED_DECL_STMT = re.compile(r"(?:extern\s+|static\s+)*(?:__shared__|__local)\b")
 _LOOP = re.compile(r"\b(for|while)\s*\(|\bdo\s*\{")
 
 
@@ -319,6 +332,8 @@ def _walk(text: str, ctx: _Ctx, weight: float) -> None:
             body, header, kind = text[bs:be], "", "do"
             tail = re.match(r"\s*while\s*\(", text[be:]) if be > 0 else None
             pos = (match_paren(text, be + tail.end() - 1) if tail else be) if be > 0 else len(text)
+            if tail and pos > 0 and try_evaluate(text[be + tail.end():pos - 1], ctx.env) == 0:
+                kind = "once"  # `do { ... } while (0)`: a statement macro's wrapper
         else:
             ho = m.end() - 1
             he = match_paren(text, ho)
@@ -328,18 +343,21 @@ def _walk(text: str, ctx: _Ctx, weight: float) -> None:
             header, kind = text[ho + 1:he - 1], m.group(1)
             body, pos = _body(text, he)
         trip, var, mid = _trip(header, ctx) if kind == "for" else (None, None, None)
-        if trip is None:
+        if kind == "once":
+            trip = 1.0
+            ctx.stats.loops -= 1
+        elif trip is None:
             ctx.stats.unknown_loops += 1
             trip = UNKNOWN_TRIP
         _count_flat(header, ctx, weight * (trip + 1) / 2)
-        ctx.depth += 1
+        ctx.depth += kind != "once"
         ctx.stats.max_depth = max(ctx.stats.max_depth, ctx.depth)
         saved = ctx.env
         if var is not None and mid is not None:
             ctx.env = ctx.env.child(**{var: mid})
         _walk(body, ctx, weight * trip)
         ctx.env = saved
-        ctx.depth -= 1
+        ctx.depth -= kind != "once"
         if pos < 0:
             return
 
@@ -364,56 +382,14 @@ def _body(text: str, after: int) -> tuple[str, int]:
     return text[i:end], end
 
 
-_ARRAY_PTR = re.compile(r"\b([A-Za-z_]\w*)\s*\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\[")
-_VECTOR = re.compile(r"\b(?:std::)?vector\s*<\s*(?:const\s+)?([\w:]+)\s*>\s*&?\s*([A-Za-z_]\w*)")
-_ARRAY = re.compile(r"\b([A-Za-z_]\w*)\s+([A-Za-z_]\w*)\s*\[[^\]]+\]\s*(?:\[[^\]]+\]\s*)*[;=,]")
-
-
-def _types(text: str, params: list[Param], arrays: bool = False
-           ) -> tuple[dict[str, str], dict[str, str], set[str]]:
-    """(variable types, global pointers with element types, shared/local arrays) declared in
-    *text* or as *params*; with *arrays*, fixed-size arrays and vectors count as global
-    memory too (host arrays that an OpenMP target region maps to the device)."""
-    types: dict[str, str] = {}
-    pointers: dict[str, str] = {}
-    for p in params:
-        (pointers if p.pointer else types)[p.name] = p.type
-    for m in _ARRAY_PTR.finditer(text):  # T (*p)[N]
-        pointers.setdefault(m.group(2), m.group(1))
-    if arrays:
-        for m in _VECTOR.finditer(text):
-            pointers.setdefault(m.group(2), m.group(1))
-        for m in _ARRAY.finditer(text):
-            if m.group(1) not in ("return", "else", "case", "new", "delete", "__shared__"):
-                pointers.setdefault(m.group(2), m.group(1))
-    shared: set[str] = set()
-    for m in re.finditer(r"__shared__\s+(?:\w+\s+)*?([\w:]+)\s+([A-Za-z_]\w*)", text):
-        shared.add(m.group(2))
-    for m in re.finditer(r"\b__local\s+\w+\s*\*?\s*([A-Za-z_]\w*)", text):
-        shared.add(m.group(1))
-    for m in _DECL.finditer(text):
-        ty, name = m.group(1), m.group(2)
-        if ty in ("return", "else", "case", "goto", "new", "delete"):
-            continue
-        full = text[m.start():m.end()]
-        if "*" in full and name not in shared:
-            pointers.setdefault(name, ty)
-        else:
-            types.setdefault(name, ty)
-    return types, pointers, shared
-
-
 def analyze(body: str, params: list[Param], env: Env, extra_pointers: dict[str, str] | None = None,
             callees: Callees | None = None) -> Stats:
     """Weighted counts for *body* with kernel parameters bound in *env*; calls of the
     functions in *callees* are inlined."""
-    types, pointers, shared = _types(body, params)
+    types, pointers, shared = declared_types(body, params)
     if extra_pointers:
         for k, v in extra_pointers.items():
             pointers.setdefault(k, v)
     ctx = _Ctx(env, types, pointers, shared, Stats(), callees=callees or Callees())
     _walk(body, ctx, 1.0)
-    g = re.search(r"if\s*\(\s*[A-Za-z_]\w*\s*(?:>=|>)\s*([^)&|]+)\)\s*return", body)
-    if g:
-        ctx.stats.guard = try_evaluate(g.group(1), env)
     return ctx.stats

@@ -207,15 +207,20 @@ class LLMRegressor(Predictor):
         keys = {s: hashlib.sha1(render_prompt(s).encode()).hexdigest() for s in srcs}
         todo = [s for s in dict.fromkeys(srcs) if keys[s] not in cache]
         if todo:
+            from collections import Counter
+
             self._ensure_backbone()
             self._model.eval()
             step = 8
-            for i in tqdm(range(0, len(todo), step), desc="embed", unit="batch",
-                          disable=not progress):
-                chunk = todo[i:i + step]
-                vecs = self._pool([render_prompt(s) for s in chunk], grad=False).numpy()
-                for s, v in zip(chunk, vecs, strict=True):
-                    cache[keys[s]] = v.astype("float32")
+            n_rows = Counter(srcs)
+            with tqdm(total=sum(n_rows[s] for s in todo), desc="embed", unit="row",
+                      disable=not progress, leave=False) as bar:
+                for i in range(0, len(todo), step):
+                    chunk = todo[i:i + step]
+                    vecs = self._pool([render_prompt(s) for s in chunk], grad=False).numpy()
+                    for s, v in zip(chunk, vecs, strict=True):
+                        cache[keys[s]] = v.astype("float32")
+                    bar.update(sum(n_rows[s] for s in chunk))
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(path.stem + f".{os.getpid()}.tmp.npz")
             np.savez(tmp, **cache)
@@ -298,6 +303,10 @@ class LLMRegressor(Predictor):
         self.dim_ = dim
         return self
 
+    def count_notes(self, rows: Any) -> list[str]:
+        """This regressor reads the source and the launch only: no Oclgrind counts."""
+        return ["no Oclgrind counts (the LLM regressor reads the source)"] * len(rows)
+
     def predict_rows(self, rows: Any, progress: bool = False) -> Any:
         """Predicted time in microseconds for each row."""
         import numpy as np
@@ -315,8 +324,12 @@ class LLMRegressor(Predictor):
                 prompts = [render_prompt(s, int(g), int(loc)) for s, g, loc in
                            zip(rows["src"], rows["global_size"], rows["local_size"],
                                strict=True)]
+                from tqdm import tqdm
+
                 outs = [self.head_(self._pool(prompts[i:i + 8], grad=False)).squeeze(-1)
-                        for i in range(0, len(prompts), 8)]
+                        for i in tqdm(range(0, len(prompts), 8), desc="predict",
+                                      unit="batch of 8 rows", disable=not progress,
+                                      leave=False)]
                 z = torch.cat(outs).numpy()
         return np.exp2(z * self.y_std_ + self.y_mean_)
 

@@ -30,7 +30,9 @@ __all__ = [
     "split_top",
     "strip_comments",
     "expand_fn_macros",
+    "expand_stmt_macros",
     "fn_macros",
+    "stmt_macros",
     "resolve_conditionals",
 ]
 
@@ -491,6 +493,38 @@ def expand_fn_macros(text: str, macros: dict[str, _FnMacro], passes: int = 3) ->
     return text
 
 
+_STATEMENT = re.compile(r"^\s*(?:\{|do\b|if\b|for\b|while\b)|;|[^=!<>+\-*/%&|^]=(?!=)")
+
+
+def stmt_macros(files: dict[str, str]) -> dict[str, str]:
+    """Object-like macros whose value is a statement (`#define BODY y[i] = a * x[i]`, a
+    block, a loop): code to count where they are used, unlike constants and type names."""
+    out: dict[str, str] = {}
+    for text in files.values():
+        for m in _DEFINE.finditer(re.sub(r"\\\r?\n", " ", text)):
+            val = m.group(2).strip()
+            if val and _STATEMENT.search(val):
+                out.setdefault(m.group(1), val)
+    return out
+
+
+def expand_stmt_macros(text: str, macros: dict[str, str]) -> str:
+    """*text* with statement macros replaced by their values outside preprocessor lines."""
+    if not macros:
+        return text
+    use = re.compile(r"\b(" + "|".join(re.escape(k) for k in macros) + r")\b(?!\s*\()")
+    skip = [(d.start(), d.end()) for d in _DIRECTIVE.finditer(text)]
+    out, pos, si = [], 0, 0
+    for m in use.finditer(text):
+        while si < len(skip) and skip[si][1] <= m.start():
+            si += 1
+        if si < len(skip) and skip[si][0] <= m.start():
+            continue
+        out += [text[pos:m.start()], macros[m.group(1)]]
+        pos = m.end()
+    return "".join(out) + text[pos:]
+
+
 @lru_cache(maxsize=64)
 def _load_cached(key: tuple[tuple[str, float], ...], defines: tuple[str, ...] = ()) -> Program:
     paths = [Path(p) for p, _ in key]
@@ -516,6 +550,8 @@ def _load_cached(key: tuple[tuple[str, float], ...], defines: tuple[str, ...] = 
             defined.add(m.group(1))
             values.setdefault(m.group(1), m.group(2).strip())
     prog.files = {k: resolve_conditionals(v, defined, values) for k, v in prog.files.items()}
+    statements = stmt_macros(prog.files)
+    prog.files = {k: expand_stmt_macros(v, statements) for k, v in prog.files.items()}
     macros = fn_macros(prog.files)
     if macros:
         prog.files = {k: expand_fn_macros(v, macros) for k, v in prog.files.items()}

@@ -41,6 +41,12 @@ from ridgeline.errors import (
     UsageError,
 )
 from ridgeline.hardware import Counts
+from ridgeline.profiles.oclgrind_sampling import (
+    describe_sample,
+    n_groups,
+    scale_record,
+    should_sample,
+)
 
 __all__ = [
     "Buffer",
@@ -151,6 +157,23 @@ class OclgrindCounts:
     warp_requests: int = 0
     args: dict[int, ArgAccess] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    groups_run: int = 0  # work-groups Oclgrind ran
+    groups_total: int = 0  # work-groups of the launch (more than run: counts are scaled)
+    group_instructions_min: int = 0  # the least and most work of one group that ran
+    group_instructions_max: int = 0
+
+    @property
+    def sampled(self) -> bool:
+        """Counts scaled from a sample of the launch's work-groups (Oclgrind ``--quick``)."""
+        return 0 < self.groups_run < self.groups_total
+
+    @property
+    def sample_note(self) -> str:
+        """How the counts were taken, for the output ("" when every group ran)."""
+        if not self.sampled:
+            return ""
+        return describe_sample(self.groups_run, self.groups_total,
+                               self.group_instructions_min, self.group_instructions_max)
 
     @property
     def dram_bytes(self) -> int:
@@ -169,6 +192,7 @@ class OclgrindCounts:
         d = asdict(self)
         d["args"] = {str(k): asdict(v) for k, v in self.args.items()}
         d["dram_bytes"] = self.dram_bytes
+        d["sampled"] = self.sampled
         return d
 
     @classmethod
@@ -179,6 +203,8 @@ class OclgrindCounts:
         kw["local_size"] = tuple(rec.get("local", (1, 1, 1)))
         kw["sectors_read"] = rec.get("global_sectors_load", 0)
         kw["sectors_written"] = rec.get("global_sectors_store", 0)
+        kw["groups_run"] = rec.get("groups", 0)
+        kw["groups_total"] = rec.get("groups_total", rec.get("groups", 0))
         kw["args"] = {int(k): ArgAccess(**v) for k, v in rec.get("args", {}).items()}
         kw["errors"] = list(errors or [])
         return cls(**kw)
@@ -283,12 +309,16 @@ def count_kernel(
     *,
     build_options: str = "",
     timeout: float | None = 120.0,
+    sample_above: int | None = None,
 ) -> OclgrindCounts:
     """Run one launch of *kernel* under Oclgrind and return its dynamic counts.
 
     *source* is OpenCL C text or a path to a ``.cl`` file; *args* follow the kernel's
-    parameter order. Memory errors (out-of-bounds accesses) are kept in ``errors`` and do
-    not raise; a build failure raises :class:`CompileError`, a timeout
+    parameter order; *build_options* is what the host passes to ``clBuildProgram``. A
+    launch of more than *sample_above* work-groups runs only its first and last group and
+    its counts are scaled (``sampled``, :mod:`~ridgeline.profiles.oclgrind_sampling`);
+    ``None`` runs every group. Memory errors (out-of-bounds accesses) are kept in
+    ``errors`` and do not raise; a build failure raises :class:`CompileError`, a timeout
     :class:`ExecutionError`.
     """
     gsize, lsize = _dims(global_size, "global size"), _dims(local_size, "local size")
@@ -296,6 +326,7 @@ def count_kernel(
         if g % loc:
             raise LaunchError(f"local size {lsize} must divide the global size {gsize}")
     plugin = plugin_path()
+    sample = should_sample(gsize, lsize, sample_above)
     with tempfile.TemporaryDirectory(prefix="ridgeline-oclgrind-") as tmpd:
         tmp = Path(tmpd)
         if isinstance(source, Path):
@@ -309,6 +340,8 @@ def count_kernel(
                "--max-errors", "20"]
         if build_options:
             cmd += ["--build-options", build_options]
+        if sample:
+            cmd.append("--quick")
         env = dict(os.environ, RIDGELINE_OCLGRIND_OUT=str(out))
         try:
             res = subprocess.run(cmd + [str(sim)], capture_output=True, text=True,
@@ -322,7 +355,11 @@ def count_kernel(
             raise _diagnose(kernel, res.stderr + res.stdout, res.returncode)
         errors = [ln for ln in res.stderr.splitlines() if ln.strip().startswith(
             ("Invalid", "Uninitialized", "Read-write", "Work-group divergence", "Data race"))]
-        return OclgrindCounts.from_record(recs[-1], errors)
+        rec = recs[-1]
+        if sample:
+            footprint = sum(a.nbytes for a in args if isinstance(a, Buffer))
+            rec = scale_record(rec, n_groups(gsize, lsize), footprint)
+        return OclgrindCounts.from_record(rec, errors)
 
 
 def profile_program(

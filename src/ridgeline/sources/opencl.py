@@ -8,9 +8,10 @@ from typing import Any
 from ridgeline.sources._ast import FileSet, scan
 from ridgeline.sources._build import build_function_kernel, errors_of
 from ridgeline.sources._clang import cindex, parse_text
+from ridgeline.sources.clbuild import BuildOptions
 from ridgeline.sources.model import Kernel
 
-__all__ = ["opencl_args", "opencl_kernels", "parse_opencl"]
+__all__ = ["opencl_args", "opencl_kernels", "parse_opencl", "check_opencl"]
 
 _KERNEL_RE = re.compile(r"\b(?:__)?kernel\b")
 
@@ -42,12 +43,26 @@ def opencl_kernels(
 
 
 def parse_opencl(
-    text: str, filename: str = "kernel.cl", defines: list[str] | None = None
+    text: str, filename: str = "kernel.cl", defines: list[str] | None = None,
+    build: BuildOptions | None = None,
 ) -> list[Kernel]:
-    """Kernels of one OpenCL C source given as text (e.g. a CLgen kernel)."""
+    """Kernels of one OpenCL C source given as text (e.g. a CLgen kernel); *build* holds
+    the host's ``clBuildProgram`` options (macros, include folders)."""
+    return check_opencl(text, filename, defines, build)[0]
+
+
+def check_opencl(
+    text: str, filename: str = "kernel.cl", defines: list[str] | None = None,
+    build: BuildOptions | None = None,
+) -> tuple[list[Kernel], list[tuple[int, str]]]:
+    """Kernels of *text*, and every parse error located in *text* itself (line, message)."""
     import os
 
+    build = build or BuildOptions()
     name = os.path.normpath(os.path.abspath(filename))
     files = FileSet(texts={name: text})
-    tu = parse_text(name, text, opencl_args(list(defines or []), []))
-    return opencl_kernels(scan(tu, files), files, errors_of(tu, files))
+    args = opencl_args(list(defines or []) + list(build.defines), list(build.include_dirs),
+                       build.cl_std() or "CL1.2")
+    tu = parse_text(name, text, args)
+    errors = errors_of(tu, files)
+    return opencl_kernels(scan(tu, files), files, errors), [(ln, m) for _, ln, m in errors]

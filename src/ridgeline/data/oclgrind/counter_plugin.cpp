@@ -3,6 +3,7 @@
 // Loaded with `oclgrind-kernel --plugins THIS.so`; writes one JSON object per kernel
 // invocation to the file named by $RIDGELINE_OCLGRIND_OUT (appended). Counts are per
 // lane: a float4 add is 4 single-precision FLOPs; fma/mad/fmuladd count 2 per lane.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -140,6 +141,12 @@ public:
   void workGroupBarrier(const WorkGroup*, uint32_t) override { ++barriers_; }
 
   void workGroupComplete(const WorkGroup*) override {
+    // per-group work, to tell whether a sample of groups (--quick) stands for the others
+    unsigned long long work = instructions_ - groupStart_;
+    groupStart_ = instructions_;
+    groupMin_ = groups_ ? std::min(groupMin_, work) : work;
+    groupMax_ = groups_ ? std::max(groupMax_, work) : work;
+    ++groups_;
     for (auto& kv : warpSectors_) warpSectorRequests_ += kv.second.size();
     warpRequests_ += warpSectors_.size();
     warpSectors_.clear();
@@ -164,6 +171,7 @@ private:
   unsigned long long bytes_[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
   unsigned long long accesses_[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
   unsigned long long warpSectorRequests_ = 0, warpRequests_ = 0;
+  unsigned long long groups_ = 0, groupStart_ = 0, groupMin_ = 0, groupMax_ = 0;
   std::unordered_set<unsigned long long> sectorsLoad_, sectorsStore_;
   std::vector<Pending> pending_;
   std::map<std::pair<const WorkItem*, const llvm::Instruction*>, unsigned> occurrence_;
@@ -175,6 +183,7 @@ private:
     warpSectors_.clear(); sectorsLoad_.clear(); sectorsStore_.clear();
     instructions_ = intOps_ = fcmp_ = gep_ = convOps_ = branches_ = barriers_ = 0;
     atomicsGlobal_ = atomicsLocal_ = warpSectorRequests_ = warpRequests_ = 0;
+    groups_ = groupStart_ = groupMin_ = groupMax_ = 0;
     for (int i = 0; i < 3; ++i) flops_[i] = fma_[i] = special_[i] = 0;
     for (int i = 0; i < 4; ++i) bytes_[i][0] = bytes_[i][1] = accesses_[i][0] = accesses_[i][1] = 0;
   }
@@ -264,8 +273,11 @@ private:
                    names[sp], bytes_[sp][0], names[sp], bytes_[sp][1], names[sp],
                    accesses_[sp][0], names[sp], accesses_[sp][1]);
     std::fprintf(f, ", \"global_sectors_load\": %zu, \"global_sectors_store\": %zu"
-                 ", \"warp_sector_requests\": %llu, \"warp_requests\": %llu, \"args\": {",
-                 sectorsLoad_.size(), sectorsStore_.size(), warpSectorRequests_, warpRequests_);
+                 ", \"warp_sector_requests\": %llu, \"warp_requests\": %llu, \"groups\": %llu"
+                 ", \"group_instructions_min\": %llu, \"group_instructions_max\": %llu"
+                 ", \"args\": {",
+                 sectorsLoad_.size(), sectorsStore_.size(), warpSectorRequests_, warpRequests_,
+                 groups_, groupMin_, groupMax_);
     bool first = true;
     for (auto& kv : args_) {
       std::fprintf(f, "%s\"%u\": {\"lo\": %lld, \"hi\": %lld, \"load_bytes\": %llu, "
