@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+from typing import Any
 
-from ridgeline.cli._common import print_json, print_table
+from ridgeline.cli._common import add_build_options, add_gpu_file, build_of, print_json, print_table
 from ridgeline.counting.base import WARM_BLOCKS
 from ridgeline.errors import UsageError
+from ridgeline.sources.regionname import region_short_name
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -56,13 +59,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--run-all", action="store_true",
                    help="keep executing kernels after their counted launches (slower, "
                    "keeps the program's results valid)")
-    p.add_argument("--define", action="append", default=None, metavar="NAME[=VALUE]",
-                   help="preprocessor definition (repeatable); given, these replace the "
-                   "Makefile's")
-    p.add_argument("--compile-commands", metavar="FILE",
-                   help="take the definitions from this compile_commands.json (the entries "
-                   "of files in a folder named like PROGRAM_DIR), e.g. the build that was "
-                   "profiled; --define adds to them")
+    add_build_options(p)
+    add_gpu_file(p)
     p.add_argument("--keep-constant-math", action="store_true",
                    help="count math calls on constants (cosf(0.5f)) per call instead of "
                    "letting the compiler evaluate them, as GPU builds through libdevice "
@@ -85,34 +83,37 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ridgeline.counting import compiler_options, count_run
+    from ridgeline.counting import (
+        build_options,
+        compiler_options,
+        count_run,
+        l2_model_note,
+        shipped_gpu,
+        uncountable,
+    )
+    from ridgeline.counting.program import compile_commands_fast_math
+    from ridgeline.hardware import load_catalog
 
-    gpus = args.gpu or ["rtx3080"]
-    defines = list(args.define) if args.define else None
+    cat = load_catalog(args.gpu_file)
+    gpus = [cat.get(g) for g in args.gpu or ["rtx3080"]]
+    for g in gpus:
+        why = uncountable(g)
+        if why:
+            raise UsageError(f"--gpu {g.name}: {why}")
+        if not shipped_gpu(g):
+            print(f"note: {l2_model_note(g)}", file=sys.stderr)
+    build = build_options(build_of(args), Path(args.program_dir))
     math_build = args.math_build
-    if args.compile_commands:
-        from pathlib import Path
-
-        from ridgeline.counting.program import compile_commands_defines, compile_commands_fast_math
-
-        name = Path(args.program_dir).resolve().name
-        try:
-            found = compile_commands_defines(Path(args.compile_commands), name)
-        except ValueError as e:
-            raise UsageError(f"--compile-commands: {e}") from e
-        if found is None:
-            raise UsageError(f"--compile-commands: {args.compile_commands} has no entry for a "
-                             f"file in a folder named {name!r}")
-        defines = found + (defines or [])
-        if math_build is None and compile_commands_fast_math(Path(args.compile_commands), name):
-            math_build = "fast"
+    if math_build is None and args.compile_commands and compile_commands_fast_math(
+            Path(args.compile_commands), Path(args.program_dir).resolve().name):
+        math_build = "fast"
     recs = count_run(args.program_dir, args.args, kernel=args.kernel, launches=args.launches,
                      gpu=gpus if len(gpus) > 1 else gpus[0], timeout=args.timeout,
                      memory_gb=args.memory_gb, backend=args.backend,
                      skip_after=not args.run_all, sample_threshold=args.sample_threshold,
                      sample_blocks=args.sample_min, sample_max=args.sample_max,
                      sample_budget=args.sample_budget, idle_stop=args.idle_stop,
-                     defines=defines, warm_blocks=args.warm_blocks, math_build=math_build,
+                     warm_blocks=args.warm_blocks, math_build=math_build, **build,
                      **compiler_options(args.gpu_compiler, args.keep_constant_math,
                                         args.unroll_threshold))
     stopped = getattr(recs, "stopped", None)
@@ -120,12 +121,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: the program failed after {len(recs)} counted launch(es) ({stopped}); "
               "kernels it would have launched later are not counted", file=sys.stderr)
     if args.json:
-        print_json([r.to_dict() for r in recs])
+        print_json([_named(r.to_dict()) for r in recs])
         return 0
     print_table(
         ["kernel", "launch", "SP FLOP", "DP FLOP", "HP FLOP", "int ops", "load B", "store B",
          "DRAM B", "atomics", "on 1 addr int/fp", "longest thread", "warp issue", "blocks"],
-        [[r.kernel[-48:], r.launch, f"{r.flops_sp:.4g}", f"{r.flops_dp:.4g}",
+        [[_named({"kernel": r.kernel, "backend": r.backend})["kernel"][-48:], r.launch,
+          f"{r.flops_sp:.4g}", f"{r.flops_dp:.4g}",
           f"{r.flops_hp:.4g}", f"{r.int_ops:.4g}", f"{r.global_load_bytes:.4g}",
           f"{r.global_store_bytes:.4g}", f"{r.dram_bytes or 0:.4g}", f"{r.atomics:.4g}",
           "/".join("-" if h is None else f"{h:.4g}" for h in (r.atomics_hot,
@@ -134,9 +136,7 @@ def run(args: argparse.Namespace) -> int:
           "-" if r.warp_issue_factor is None else f"{r.warp_issue_factor:.3g}x",
           f"{r.blocks_counted}/{r.blocks_total}"] for r in recs],
     )
-    from ridgeline.hardware import get_gpu
-
-    spec = get_gpu(gpus[0])
+    spec = gpus[0]
     if spec.l2_exit_kept_mib > 0 and any(r.global_store_bytes > 0 for r in recs):
         print(f"DRAM B leaves out up to {spec.l2_exit_kept_mib:g} MiB of each launch's writes, "
               f"which the {spec.name}'s L2 keeps dirty past the launch (catalog "
@@ -159,3 +159,11 @@ def run(args: argparse.Namespace) -> int:
             print("kernels without a compiled form (nvcc missing or failed): DRAM B leaves "
                   "their code out", file=sys.stderr)
     return 0
+
+
+def _named(rec: dict[str, Any]) -> dict[str, Any]:
+    """A record with an OpenMP region under the name every command uses (``copy_l105``;
+    the compiler's name kept as ``symbol``)."""
+    if rec.get("backend") != "omp":
+        return rec
+    return {**rec, "kernel": region_short_name(rec["kernel"]), "symbol": rec["kernel"]}

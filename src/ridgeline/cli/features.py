@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
-from ridgeline.cli._common import print_json
+from ridgeline.cli._common import build_of, print_json
 from ridgeline.cli.kernels import add_source_options
 
 
@@ -32,10 +33,11 @@ def run(args: argparse.Namespace) -> int:
     from ridgeline.features import kernel_record
     from ridgeline.sources import get_kernel, load_program
 
-    prog = load_program(args.paths, defines=args.defines, include_dirs=args.include_dirs,
-                        language=args.language)
-    rec = kernel_record(get_kernel(prog, args.kernel), prog, arch=args.arch,
-                        defines=args.defines)
+    build = build_of(args)
+    prog = load_program(args.paths, language=args.language, build=build)
+    kernel = get_kernel(prog, args.kernel)
+    rec = kernel_record(kernel, prog, arch=args.arch,
+                        defines=build.for_file(Path(kernel.file), kernel.language).defines)
     if args.json:
         print_json(rec)
         return 0

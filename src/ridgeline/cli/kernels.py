@@ -5,15 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ridgeline.cli._common import print_json, print_table
+from ridgeline.cli._common import add_build_options, build_of, print_json, print_table
 
 
 def add_source_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="+", metavar="PATH", help="source files or program folders")
-    p.add_argument("-D", dest="defines", action="append", default=[], metavar="MACRO[=VAL]",
-                   help="define a macro as the program's Makefile would (repeatable)")
-    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
-                   help="extra include folder (repeatable)")
+    add_build_options(p)
     p.add_argument("--language", choices=["cuda", "omp", "opencl"],
                    help="front end for every file (default: by extension and content)")
 
@@ -36,8 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ridgeline.sources import load_program
 
-    prog = load_program(args.paths, defines=args.defines, include_dirs=args.include_dirs,
-                        language=args.language)
+    prog = load_program(args.paths, language=args.language, build=build_of(args))
     if args.json:
         print_json({"kernels": [k.to_dict() for k in prog.kernels], "problems": prog.problems})
         return 0

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ridgeline.cli._common import add_data_dir, add_gpu_file, print_json, print_table
+from ridgeline.cli._common import (
+    add_build_options,
+    add_data_dir,
+    add_gpu_file,
+    build_of,
+    print_json,
+    print_table,
+)
 from ridgeline.errors import InputFileError, UnknownNameError, UsageError
 
 SAMPLES: dict[str, tuple[str, str]] = {
@@ -60,6 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "a10=850us; ns when no unit): every time is then that measurement x the "
                    "model's predicted time ratio (target / measured GPU), with a range")
     add_gpu_file(p)
+    add_build_options(p)
     p.set_defaults(func=run_predict)
 
     b = sub.add_parser(
@@ -100,6 +109,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="rows predicted and written to OUT.csv.partial together, at least "
                    "(whole programs; default 256): a kill loses at most the chunk under way")
     add_gpu_file(b)
+    add_build_options(b)
     b.set_defaults(func=run_batch)
 
     t = sub.add_parser(
@@ -156,14 +166,17 @@ def run_predict(args: argparse.Namespace) -> int:
     cat = load_catalog(args.gpu_file)
     gpus = [cat.get(g) for g in args.gpu]
     pred = _predictor(args.predictor)
-    kref = KernelRef(str(kname), tuple(sources))
+    kref = KernelRef(str(kname), tuple(sources), build=build_of(args))
     launch = Launch.parse(args.grid, args.block, pargs)
     check_launch_limits(launch.grid, launch.block, "--grid", "--block")
-    count_note = _attach_counts(args, pred, sources, str(kname), pargs, gpus)
-    preds = [pred.predict(kref, launch, g) for g in gpus]
-    if count_note:
-        for p in preds:
-            p.notes.append(count_note)
+    recs, notes = _attach_counts(args, pred, sources, kref, pargs, gpus)
+    preds = []
+    for g in gpus:
+        # a GPU that could not be counted keeps the learned path; the others their counts
+        pred.counted = recs if recs and any(r.get("dram_bytes_by_gpu", {}).get(g.name)
+                                            is not None for r in recs) else None
+        preds.append(pred.predict(kref, launch, g))
+        preds[-1].notes.extend(notes.get(g.name, ()))
     if getattr(args, "measured", None):
         _anchor(args.measured, cat, preds, pred, kref, launch)
     if args.json:
@@ -181,44 +194,84 @@ def _anchor(text: str, cat: Any, preds: list[Any], pred: Any, kref: Any, launch:
     anchor_predictions(preds, anchor, on or pred.predict(kref, launch, anchor.gpu))
 
 
-def _attach_counts(args: argparse.Namespace, pred: Any, sources: list[Path], kname: str,
-                   pargs: str, gpus: list[Any]) -> str:
-    """Run (or reuse cached) CPU-execution counts for --count auto|always; returns a note
-    (with --count never, that the learned predictor's counts come from source analysis)."""
+#: an OpenMP region's name (``copy_l105``, ``__omp_offloading_..._l105``): counted with the
+#: OpenMP backend when a folder holds several
+_REGION = re.compile(r"_l\d+$")
+
+
+def _attach_counts(args: argparse.Namespace, pred: Any, sources: list[Path], kref: Any,
+                   pargs: str, gpus: list[Any]) -> tuple[list[dict[str, Any]] | None,
+                                                         dict[str, list[str]]]:
+    """Run (or reuse cached) CPU-execution counts for --count auto|always: the records, and
+    the notes of each GPU (with --count never, that the learned predictor's counts come
+    from source analysis). A GPU whose DRAM bytes cannot be modelled gets its own note
+    ("counting skipped ...") and the learned path; the other GPUs are counted."""
     mode = getattr(args, "count", "never")
     if mode == "never":
         if args.predictor != "learned":
-            return ""
-        return ("counts learned from source analysis, not CPU execution: --count auto runs "
+            return None, {}
+        note = ("counts learned from source analysis, not CPU execution: --count auto runs "
                 "the program once on the CPU (cached) for exact counts, the more accurate path")
+        return None, {g.name: [note] for g in gpus}
     if args.predictor != "learned":
         raise UsageError(f"--count {mode} needs --predictor learned (got {args.predictor!r})")
+    from ridgeline.counting import shipped_gpu
     from ridgeline.errors import RidgelineError
+
+    def every(note: str) -> tuple[None, dict[str, list[str]]]:
+        return None, {g.name: [note] for g in gpus}
 
     folder = sources[0] if len(sources) == 1 and sources[0].is_dir() else None
     if folder is None:
         why = "--count needs the program folder as the single SOURCE"
         if mode == "always":
             raise UsageError(why)
-        return f"counting skipped: {why}; learned path used"
+        return every(f"counting skipped: {why}; learned path used")
+    countable, notes = _countable(gpus, mode)
+    if not countable:
+        return None, notes
     from ridgeline.predictors.counted import run_counts
 
     try:
-        recs, cached = run_counts(folder, pargs, kname, [g.name for g in gpus],
-                                  args.count_timeout)
+        recs, cached = run_counts(folder, pargs, kref.name,
+                                  [g.name if shipped_gpu(g) else g for g in countable],
+                                  args.count_timeout, build=kref.build,
+                                  backend="omp" if _REGION.search(kref.name) else None)
     except (RidgelineError, OSError) as e:
         if mode == "always":
             raise
-        return f"counting failed ({e}); learned path used"
+        return every(f"counting failed ({e}); learned path used")
     if not recs:
-        why = f"the counting run launched no kernel named {kname!r}"
+        why = f"the counting run launched no kernel named {kref.name!r}"
         if mode == "always":
             from ridgeline.errors import ExecutionError
 
             raise ExecutionError(why)
-        return f"counting: {why}; learned path used"
-    pred.counted = recs
-    return "counts from CPU execution" + (" (cached)" if cached else "")
+        return every(f"counting: {why}; learned path used")
+    done = "counts from CPU execution" + (" (cached)" if cached else "")
+    for g in countable:
+        notes.setdefault(g.name, []).insert(0, done)
+    return recs, notes
+
+
+def _countable(gpus: list[Any], mode: str) -> tuple[list[Any], dict[str, list[str]]]:
+    """The GPUs whose DRAM bytes the CPU run can model, and a note for each other one (and
+    for each GPU of a user's file: its L2 and the model fields at their defaults)."""
+    from ridgeline.counting import l2_model_note, shipped_gpu, uncountable
+
+    notes: dict[str, list[str]] = {}
+    countable = []
+    for g in gpus:
+        reason = uncountable(g)
+        if reason and mode == "always":
+            raise UsageError(f"--count always: {reason}")
+        if reason:
+            notes[g.name] = [f"counting skipped for this GPU: {reason}; learned path used"]
+        else:
+            countable.append(g)
+            if not shipped_gpu(g):
+                notes[g.name] = [l2_model_note(g)]
+    return countable, notes
 
 
 def _print(preds: list[Any], pargs: str) -> None:

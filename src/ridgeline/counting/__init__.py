@@ -5,8 +5,17 @@ Backends: ``omp`` (OpenMP target regions on the host), ``cuda`` (CUDA programs t
 execution layer), ``opencl`` (Oclgrind, via :mod:`ridgeline.profiles.oclgrind`).
 """
 
-from ridgeline.counting.api import backend_for, compiler_options, count_run
+from ridgeline.counting.api import (
+    backend_for,
+    build_options,
+    compiler_options,
+    count_run,
+    l2_model_note,
+    shipped_gpu,
+    uncountable,
+)
 from ridgeline.counting.base import BACKENDS, Backend, LaunchCount, ProgramRunError, RunOptions
 
-__all__ = ["count_run", "backend_for", "compiler_options", "LaunchCount", "ProgramRunError",
-           "RunOptions", "Backend", "BACKENDS"]
+__all__ = ["count_run", "backend_for", "build_options", "compiler_options", "LaunchCount",
+           "ProgramRunError", "RunOptions", "Backend", "BACKENDS", "uncountable", "l2_model_note",
+           "shipped_gpu"]

@@ -8,7 +8,7 @@ import re
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from ridgeline.counting.runner import (
 )
 from ridgeline.counting.toolchain import BuildSpec, build_instrumented
 from ridgeline.errors import CompileError
+from ridgeline.hardware import GPU, get_gpu
 
 __all__ = ["build_and_count", "expect_matches", "l2_config", "program_output",
            "RETRY_IDLE_STOP"]
@@ -34,16 +35,11 @@ RETRY_IDLE_STOP = 60.0
 log = logging.getLogger(__name__)
 
 
-def l2_config(gpus: list[str]) -> tuple[list[str], list[int]]:
-    """Catalog names and L2 sizes in bytes of the GPUs to model."""
-    from ridgeline.hardware import get_gpu
-
-    names, sizes = [], []
-    for g in gpus:
-        gpu = get_gpu(g)
-        names.append(gpu.name)
-        sizes.append(int(gpu.l2_mb * (1 << 20)))
-    return names, sizes
+def l2_config(gpus: Sequence[str | GPU]) -> tuple[list[GPU], list[int]]:
+    """Entries and L2 sizes in bytes of the GPUs to model (catalog names, or entries of a
+    user's GPU file)."""
+    specs = [get_gpu(g) for g in gpus]
+    return specs, [int(g.l2_mb * (1 << 20)) for g in specs]
 
 
 def _workdir(opts: RunOptions, program_dir: Path) -> tuple[Path, bool]:
@@ -106,7 +102,7 @@ def build_and_count(backend: str, program_dir: Path, spec: BuildSpec, args: list
         if not raws:
             raise classify_failure(program_dir.name, res, opts.timeout, opts.memory_gb)
         blocks = load_blocks(work / "build" / "blocks.json")
-        gpu = names[0] if names else None
+        gpu = names[0].name if names else None
         recs = CountedLaunches(to_launch_count(r, blocks, backend, names, gpu) for r in raws)
         recs.isolation = res.isolation
         if res.timed_out or (res.returncode != 0 and not res.idle_stopped):

@@ -3,25 +3,34 @@
 from __future__ import annotations
 
 import logging
+import math
+import re
 import shlex
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from ridgeline.counting.base import (
     BACKENDS,
     WARM_BLOCKS,
     Backend,
+    CountedLaunches,
     LaunchCount,
     ProgramRunError,
     RunOptions,
 )
 from ridgeline.counting.mathops import MATH_BUILDS
+from ridgeline.counting.program import run_build_flags
 from ridgeline.errors import UsageError
+from ridgeline.hardware import GPU, load_catalog
+from ridgeline.sources.build import ProgramBuild
+from ridgeline.sources.regionname import region_short_name
 
 log = logging.getLogger(__name__)
 
-__all__ = ["count_run", "backend_for", "compiler_options", "GPU_COMPILERS",
-           "CompilerOptions", "NVCC_UNROLL_THRESHOLD"]
+__all__ = ["count_run", "build_options", "uncountable", "l2_model_note", "shipped_gpu",
+           "backend_for", "compiler_options", "GPU_COMPILERS", "CompilerOptions",
+           "NVCC_UNROLL_THRESHOLD"]
 
 
 class CompilerOptions(TypedDict):
@@ -97,8 +106,58 @@ def backend_for(program_dir: Path, name: str | None = None) -> Backend:
                           "no CUDA kernels, OpenMP target regions or OpenCL kernels found")
 
 
+#: the GPU entry fields the DRAM model reads besides ``l2_mb``, with their defaults
+_L2_MODEL_FIELDS = (("l2_exit_writeback", 1.0), ("l2_store_only_kept_kib", 0.0),
+                    ("l2_exit_kept_mib", 0.0), ("dram_bytes_scale", 1.0))
+
+
+def uncountable(gpu: GPU) -> str | None:
+    """Why the DRAM bytes of *gpu* cannot be modelled (None: they can): the L2 model needs
+    the L2 size."""
+    l2 = gpu.l2_mb
+    if not isinstance(l2, int | float) or not math.isfinite(l2) or l2 <= 0:
+        return (f"GPU {gpu.name!r} cannot be counted: its entry has no usable L2 size "
+                f"(l2_mb = {l2!r}; the DRAM model needs the L2 in MiB, above 0)")
+    return None
+
+
+def shipped_gpu(gpu: GPU) -> bool:
+    """Whether *gpu* is the shipped catalog's entry (not one of a user's GPU file)."""
+    shipped = load_catalog()
+    return gpu.name in shipped and shipped.get(gpu.name) == gpu
+
+
+def l2_model_note(gpu: GPU) -> str:
+    """How a user's GPU entry models DRAM bytes: its L2, and which model fields take their
+    defaults."""
+    dflt = [f"{n} {d:g}" for n, d in _L2_MODEL_FIELDS if getattr(gpu, n) == d]
+    return (f"{gpu.name}: DRAM bytes modelled with its {gpu.l2_mb:g} MiB L2" +
+            (f"; fields at their defaults: {', '.join(dflt)}" if dflt else ""))
+
+
+def build_options(build: ProgramBuild, program_dir: Path, strict: bool = True
+                  ) -> dict[str, Any]:
+    """:func:`count_run`'s build keywords for what the user said (``-D``, ``-I``,
+    ``--compile-commands``): a compile_commands.json's definitions, folders and standard in
+    place of the Makefile's, the command line's added. A compile_commands.json without an
+    entry for the program is an error when *strict*, else the Makefile's flags are kept."""
+    out: dict[str, Any] = {"add_defines": list(build.cli.defines),
+                           "includes": list(build.cli.includes)}
+    if build.compile_commands is None:
+        return out
+    measured = build.measured(program_dir, [])
+    if measured is None and not strict:
+        return out
+    if measured is None:
+        raise UsageError(f"--compile-commands: {build.compile_commands} has no entry for a "
+                         f"file in a folder named {program_dir.resolve().name!r}")
+    return {**out, "defines": list(measured.defines), "std": measured.std,
+            "includes": [*measured.includes, *build.cli.includes]}
+
+
 def count_run(program_dir: str | Path, args: str | list[str] | None = None,
-              kernel: str | None = None, launches: int = 2, gpu: str | list[str] | None = None,
+              kernel: str | None = None, launches: int = 2,
+              gpu: str | GPU | Sequence[str | GPU] | None = None,
               timeout: float = 300.0, memory_gb: float = 8.0, backend: str | None = None,
               workdir: str | Path | None = None, skip_after: bool = True,
               sample_threshold: int = 1 << 18, sample_blocks: int = 8,
@@ -107,6 +166,8 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
               idle_stop: float | None = None,
               expect: list[str] | None = None,
               defines: list[str] | None = None,
+              add_defines: list[str] | None = None,
+              includes: list[str | Path] | None = None, std: str | None = None,
               fold_math: bool = True, approx_sqrt: bool = False,
               code_size: bool = True, nvcc_fast_math: bool = True,
               unroll_threshold: int | None = None,
@@ -116,7 +177,8 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
     launches of each kernel (or only of *kernel*, a substring of the kernel name).
 
     *gpu* names one GPU (its modelled DRAM bytes land in ``dram_bytes``) or several (all in
-    ``dram_bytes_by_gpu``). CUDA grids with more than *sample_threshold* threads count
+    ``dram_bytes_by_gpu``): catalog names, or entries of a user's GPU file (``GPU``).
+    CUDA grids with more than *sample_threshold* threads count
     their first and last blocks and a systematic sample of the others (at least
     *sample_blocks*, doubling while the sampled blocks' work varies, up to *sample_max* or
     about *sample_budget* seconds; see ``__rl_sample_launch`` in ``runtime/rl_count.c``) and
@@ -132,10 +194,13 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
     then missed). *expect* names the kernels wanted (whole names, names before ``@site``, or
     name ends): the program stops as soon as each of them has *launches* counted launches.
     *defines* (``NAME`` or ``NAME=VALUE``) replace the preprocessor definitions read from the
-    Makefile: build the way the measured binary was built (``program.compile_commands_defines``
-    reads them from a ``compile_commands.json``). With *fold_math* False, math calls on
-    constants (``cosf(0.5f)``) are not evaluated at build time but counted per call, as a GPU
-    build that links libdevice (clang CUDA, OpenMP offload) runs them. With *approx_sqrt*
+    Makefile (and the backend's make fragment): build the way the measured binary was built
+    (``ridgeline.sources.build.BuildFlags`` reads them from a ``compile_commands.json``);
+    *add_defines* come after them (a same-named one replaced: the command line's ``-D``);
+    *includes* are searched after the Makefile's include folders and *std* replaces its C++
+    standard. With *fold_math* False, math calls on constants (``cosf(0.5f)``) are not
+    evaluated at build time but counted per call, as a GPU build that links libdevice
+    (clang CUDA, OpenMP offload) runs them. With *approx_sqrt*
     ``sqrtf`` costs what its approximate form does (libdevice under clang takes it). With
     *nvcc_fast_math* False the Makefile's ``-use_fast_math`` (an nvcc flag) is not applied.
     *math_build* (``default`` or ``fast``) names the CUDA build whose math functions are
@@ -173,7 +238,7 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
         argv = shlex.split(args)
     else:
         argv = list(args)
-    gpus = [gpu] if isinstance(gpu, str) else list(gpu or [])
+    gpus: list[str | GPU] = [gpu] if isinstance(gpu, str | GPU) else list(gpu or [])
     if kernel and kernel.startswith("__omp_offloading_"):
         from ridgeline.counting.omp import short_region_name
 
@@ -186,10 +251,31 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
                       sample_max=sample_max, sample_budget=sample_budget,
                       idle_stop=idle_stop, expect=list(expect or []),
                       defines=None if defines is None else list(defines),
+                      add_defines=list(add_defines or ()),
+                      includes=[Path(i).resolve() for i in includes or ()], std=std,
                       fold_math=fold_math, approx_sqrt=approx_sqrt,
                       nvcc_fast_math=nvcc_fast_math, unroll_threshold=unroll_threshold,
                       warm_blocks=warm_blocks, math_build=math_build)
-    chosen = backend_for(pdir, backend)
+    alias = kernel if kernel and _SHORT_REGION.match(kernel) else None
+    if alias:
+        # a region's short name (copy_l105) is no part of its compiled name
+        # (_ZN9OMPStreamIdE4copyEv_l105): the runtime filters by the line, the name after
+        opts.kernel = alias[alias.rindex("_l"):]
+    recs = _count(backend_for(pdir, backend), pdir, argv, opts, code_size)
+    if alias:
+        kept = CountedLaunches(r for r in recs if alias in r.kernel
+                               or region_short_name(r.kernel) == alias)
+        kept.stopped = getattr(recs, "stopped", None)
+        return kept
+    return recs
+
+
+#: ``<function>_l<line>``: the short name of an OpenMP region (not the compiler's)
+_SHORT_REGION = re.compile(r"^(?!_Z|__omp_offloading_)[A-Za-z_]\w*_l\d+$")
+
+
+def _count(chosen: Backend, pdir: Path, argv: list[str], opts: RunOptions,
+           code_size: bool) -> list[LaunchCount]:
     if chosen.name != "cuda" or not code_size:
         return chosen.count(pdir, argv, opts)
     from concurrent.futures import ThreadPoolExecutor
@@ -198,7 +284,9 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
 
     # nvcc compiles the kernels while the CPU build runs
     with ThreadPoolExecutor(1) as pool:
-        compiled = pool.submit(program_functions, pdir, opts.defines)
+        build = run_build_flags(pdir, "cuda", opts.defines, opts.add_defines, opts.includes)
+        compiled = pool.submit(program_functions, pdir, list(build.defines),
+                               includes=list(build.includes))
         recs = chosen.count(pdir, argv, opts)
         functions, problems = compiled.result()
     for p in problems:

@@ -9,6 +9,7 @@ from typing import Any
 
 from ridgeline._registry import Registry
 from ridgeline.errors import ExecutionError
+from ridgeline.hardware import GPU
 
 __all__ = ["LaunchCount", "CountedLaunches", "ProgramRunError", "Backend", "BACKENDS",
            "RunOptions", "WARM_BLOCKS"]
@@ -131,7 +132,8 @@ class RunOptions:
 
     kernel: str | None = None
     launches: int = 2
-    gpus: list[str] = field(default_factory=list)
+    #: GPUs whose L2 models the DRAM bytes: catalog names, or entries of a user's GPU file
+    gpus: list[str | GPU] = field(default_factory=list)
     timeout: float = 300.0
     memory_gb: float = 8.0
     build_timeout: float = 300.0
@@ -161,6 +163,12 @@ class RunOptions:
     #: preprocessor definitions (``NAME`` or ``NAME=VALUE``) used instead of the ones the
     #: Makefile's active lines give (None: the Makefile's)
     defines: list[str] | None = None
+    #: definitions added to (or replacing same-named ones of) the build's (-D)
+    add_defines: list[str] = field(default_factory=list)
+    #: include folders searched after the Makefile's (-I, compile_commands.json)
+    includes: list[Path] = field(default_factory=list)
+    #: C++ standard replacing the Makefile's (a compile_commands.json's -std; None: keep)
+    std: str | None = None
     #: math calls on constants evaluated at build time (False: counted per call; see
     #: toolchain.BuildSpec.fold_math)
     fold_math: bool = True

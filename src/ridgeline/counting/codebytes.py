@@ -32,14 +32,13 @@ from ridgeline.compile.kernel import functions_named
 from ridgeline.compile.nvcc import compile_cuda
 from ridgeline.counting.base import LaunchCount
 from ridgeline.counting.program import (
-    makefile_defines,
-    makefile_includes,
     makefile_nvcc_flags,
     sources_of,
 )
 from ridgeline.counting.records import gpu_local_dram, gpu_threads
 from ridgeline.errors import CompileError, MissingDependencyError
 from ridgeline.hardware import get_gpu
+from ridgeline.sources.build import BuildFlags
 
 log = logging.getLogger(__name__)
 
@@ -69,14 +68,16 @@ def _has_kernel(path: Path) -> bool:
 
 
 def program_functions(program_dir: Path, defines: list[str] | None = None,
-                      arch: str = CODE_ARCH) -> tuple[dict[str, KernelCode], list[str]]:
+                      arch: str = CODE_ARCH, includes: list[Path] | None = None,
+                      ) -> tuple[dict[str, KernelCode], list[str]]:
     """Every function in the CUDA program's translation units (the Makefile's ``.cu``
     sources, and others whose text defines kernels; a ``.cu`` may define its kernels in an
     included file), and the problems met (one line each: a file nvcc could not compile, or
     nvcc missing)."""
     program_dir = Path(program_dir)
-    defs = makefile_defines(program_dir) if defines is None else defines
-    incs = list(makefile_includes(program_dir))
+    build = BuildFlags.from_makefile(program_dir, "cuda")
+    defs = list(build.defines) if defines is None else defines
+    incs = [*build.includes, *(includes or [])]
     flags = makefile_nvcc_flags(program_dir)
     funcs: dict[str, KernelCode] = {}
     problems: list[str] = []

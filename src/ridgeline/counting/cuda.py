@@ -20,16 +20,15 @@ from ridgeline.counting.cuda_rewrite import (
 from ridgeline.counting.mathops import math_arch
 from ridgeline.counting.program import (
     library_sources,
-    makefile_defines,
     makefile_fast_math,
     makefile_host_openmp,
-    makefile_includes,
     makefile_no_fmad,
-    makefile_std,
+    run_build_flags,
     sibling_ports,
     sources_of,
 )
 from ridgeline.counting.toolchain import NVPTX_TRIPLE, BuildSpec
+from ridgeline.sources.build import cpu_std
 
 __all__ = ["CudaBackend", "prepare_sources"]
 
@@ -115,7 +114,9 @@ class CudaBackend(Backend):
             if problems:
                 raise ProgramRunError(program_dir.name, "unsupported",
                                       "uses " + ", ".join(problems))
-            std = makefile_std(program_dir)
+            build = run_build_flags(program_dir, "cuda", opts.defines, opts.add_defines,
+                                    opts.includes)
+            std = cpu_std(opts.std or build.std)
             if std in ("c++11", "c++14", "gnu++11", "gnu++14"):
                 std = "c++17"
             copies = [_copy_of(s, program_dir, tmp) for s in srcs]
@@ -125,8 +126,8 @@ class CudaBackend(Backend):
             spec = BuildSpec(
                 sources=copies, model="cuda",
                 include_dirs=[tmp, program_dir, *(_in_copy(d, program_dir, tmp)
-                                                  for d in makefile_includes(program_dir))],
-                defines=makefile_defines(program_dir) if opts.defines is None else opts.defines,
+                                                  for d in build.includes)],
+                defines=list(build.defines),
                 std=std,
                 extra_flags=["-Wno-register", *_sibling_includes(program_dir)],
                 fast_math=opts.math_build == "fast" if opts.math_build else

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import csv
 import logging
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cache, cached_property
 from importlib import resources
 from typing import TypeVar
 
 from ridgeline.errors import DataError
-from ridgeline.hardware import get_gpu
+from ridgeline.hardware import GPU, get_gpu
 
 log = logging.getLogger(__name__)
 V = TypeVar("V")
@@ -145,7 +145,7 @@ def math_table(arch: str = DEFAULT_ARCH, build: str = "default") -> dict[str, Ma
     return table
 
 
-def math_arch(gpus: list[str] | None) -> str:
+def math_arch(gpus: Sequence[str | GPU] | None) -> str:
     """The architecture whose math FLOPs a run counts: the first target GPU's (the catalog's
     compute capability) when the table has it, else :data:`DEFAULT_ARCH` (logged)."""
     for g in gpus or []:
@@ -155,7 +155,8 @@ def math_arch(gpus: list[str] | None) -> str:
             arch = None
         if arch in shipped_archs():
             return arch
-        log.info("math FLOPs: no table for %s (%s); counting as %s", g, arch, DEFAULT_ARCH)
+        log.info("math FLOPs: no table for %s (%s); counting as %s",
+                 getattr(g, "name", g), arch, DEFAULT_ARCH)
         return DEFAULT_ARCH
     return DEFAULT_ARCH
 

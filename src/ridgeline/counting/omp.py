@@ -13,14 +13,13 @@ from ridgeline.counting.mathops import math_arch
 from ridgeline.counting.program import (
     library_sources,
     makefile_cxx_driver,
-    makefile_defines,
-    makefile_includes,
     makefile_mentioned_sources,
-    makefile_std,
+    run_build_flags,
     sibling_ports,
     sources_of,
 )
 from ridgeline.counting.toolchain import BuildSpec, runtime_dir
+from ridgeline.sources.build import cpu_std
 
 __all__ = ["OmpBackend", "short_region_name", "OMP_DEVICE_INT_PER_THREAD",
            "OMP_DEVICE_INT_PER_THREAD_NO_LOOP", "omp_device_int_ops", "OMP_UNROLL_THRESHOLD"]
@@ -94,16 +93,17 @@ class OmpBackend(Backend):
         if not srcs:
             raise ProgramRunError(program_dir.name, "not-found", "no C/C++ sources")
         library = library_sources(program_dir, "omp")
-        incs = [program_dir, *makefile_includes(program_dir)]
+        build = run_build_flags(program_dir, "omp", opts.defines, opts.add_defines,
+                                opts.includes)
+        incs = [program_dir, *build.includes]
         # single-rank MPI (omp_shim/mpi.h) for MPI + offload programs, after system headers
         flags = ["-idirafter", str(runtime_dir() / "omp_shim")]
         tried: list[tuple[list[Path], list[str]]] = []
         while True:
             tried.append((srcs, flags))
             spec = BuildSpec(sources=srcs, model="omp", include_dirs=incs,
-                             defines=makefile_defines(program_dir) if opts.defines is None
-                             else opts.defines,
-                             std=makefile_std(program_dir), extra_flags=flags,
+                             defines=list(build.defines),
+                             std=cpu_std(opts.std or build.std), extra_flags=flags,
                              # an OpenMP offload build for an NVIDIA GPU is clang's, whose
                              # libdevice takes the approximate sqrtf whatever the preset
                              # (hellinger-omp: 7.25 G FLOPs counted so, 7.28 G measured;

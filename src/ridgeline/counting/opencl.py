@@ -4,15 +4,17 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ridgeline.counting.base import BACKENDS, Backend, LaunchCount, ProgramRunError, RunOptions
+from ridgeline.hardware import GPU
 
 __all__ = ["OpenCLBackend", "from_oclgrind_record"]
 
 
-def from_oclgrind_record(rec: Any, launch: int, gpus: list[str]) -> LaunchCount:
+def from_oclgrind_record(rec: Any, launch: int, gpus: Sequence[str | GPU]) -> LaunchCount:
     """Adapt one oclgrind launch record (attribute or mapping access) to a LaunchCount and
     model its DRAM bytes from its sector counts."""
     from ridgeline.counting.dram import compulsory_dram_bytes

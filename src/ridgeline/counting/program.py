@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
+
+from ridgeline.sources.build import BuildFlags, backend_sources, cpu_std, read_compile_commands
+from ridgeline.sources.makefile import active_lines as _active_lines
+from ridgeline.sources.makefile import defines_in, includes_in, std_in
 
 __all__ = ["sources_of", "library_sources", "makefile_defines", "makefile_fast_math",
            "makefile_no_fmad", "makefile_host_openmp",
            "makefile_includes", "makefile_run_args",
            "makefile_std", "makefile_active_lines", "makefile_mentioned_sources",
            "makefile_cxx_driver", "sibling_ports", "compile_commands_defines",
-           "compile_commands_fast_math"]
+           "run_build_flags", "compile_commands_fast_math"]
 
 _SRC_EXT = {"omp": (".cpp", ".c", ".cc", ".cxx"), "cuda": (".cu", ".cpp", ".c", ".cc")}
 
@@ -24,8 +29,9 @@ def _makefile(program_dir: Path) -> str:
 
 def sources_of(program_dir: Path, model: str) -> list[Path]:
     """Translation units: the Makefile's ``source =`` list when present, else every source
-    file of the model's extensions in the folder, and after them the sources of a static
-    library the link rule builds in a subfolder (:func:`library_sources`)."""
+    file of the model's extensions in the folder (of a folder holding several backends, the
+    model's: :func:`ridgeline.sources.build.backend_sources`), and after them the sources of
+    a static library the link rule builds in a subfolder (:func:`library_sources`)."""
     mk = _makefile(program_dir)
     m = re.search(r"^\s*source\s*[:+]?=\s*((?:.*\\\n)*.*)$", mk, re.M)
     if m:
@@ -33,8 +39,8 @@ def sources_of(program_dir: Path, model: str) -> list[Path]:
         files = [program_dir / n for n in names if "$" not in n]
         if files and all(f.exists() for f in files):
             return files
-    own = _from_objects(program_dir, mk, model) or sorted(
-        p for p in program_dir.iterdir() if p.suffix in _SRC_EXT[model] and p.is_file())
+    own = _from_objects(program_dir, mk, model) or backend_sources(program_dir, sorted(
+        p for p in program_dir.iterdir() if p.suffix in _SRC_EXT[model] and p.is_file()), model)
     return (own or _from_source_globs(program_dir, model)) + library_sources(program_dir, model)
 
 
@@ -187,88 +193,15 @@ def _default_goal_objects(program_dir: Path) -> list[str]:
     return []
 
 
-_ASSIGN = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*([?:+]?)=\s*(.*)$")
-_COND = re.compile(r"^\s*(ifeq|ifneq|ifdef|ifndef)\b\s*(.*)$")
-_VAR = re.compile(r"\$[({]([A-Za-z_][\w.]*)[)}]")
-
-
-def _expand(text: str, env: dict[str, str], depth: int = 0) -> str:
-    if depth > 8:
-        return text
-    return _VAR.sub(lambda m: _expand(env.get(m.group(1), ""), env, depth + 1), text)
-
-
-def _cond_true(kind: str, arg: str, env: dict[str, str]) -> bool:
-    if kind in ("ifdef", "ifndef"):
-        defined = bool(env.get(arg.strip(), "").strip())
-        return defined if kind == "ifdef" else not defined
-    arg = arg.strip()
-    if arg.startswith("(") and arg.endswith(")"):
-        parts = arg[1:-1].split(",", 1)
-    else:
-        parts = [a or b for a, b in re.findall(r"\"([^\"]*)\"|'([^']*)'", arg)]
-    if len(parts) != 2:
-        return kind == "ifneq"
-    same = _expand(parts[0], env).strip() == _expand(parts[1], env).strip()
-    return same if kind == "ifeq" else not same
-
-
 def makefile_active_lines(program_dir: Path) -> list[str]:
     """The Makefile's lines outside false ``ifeq/ifneq/ifdef/ifndef`` branches, evaluated
     with the Makefile's own variable defaults (``DEBUG = no`` keeps ``-DDEBUG`` out)."""
     return _active_lines(_makefile(program_dir))
 
 
-def _active_lines(text: str) -> list[str]:
-    env: dict[str, str] = {}
-    stack: list[tuple[bool, bool]] = []  # (this branch active, some branch taken)
-    out: list[str] = []
-    for raw in text.replace("\\\n", " ").splitlines():
-        line = raw.split("#", 1)[0]
-        active = all(a for a, _ in stack)
-        m = _COND.match(line)
-        if m:
-            val = active and _cond_true(m.group(1), m.group(2), env)
-            stack.append((val, val))
-            continue
-        st = line.strip()
-        if st.startswith("else") and stack:
-            _, taken = stack.pop()
-            rest = st[4:].strip()
-            mm = _COND.match(rest)
-            parent = all(a for a, _ in stack)
-            if mm and not taken:
-                val = parent and _cond_true(mm.group(1), mm.group(2), env)
-                stack.append((val, val))
-            else:
-                stack.append((parent and not taken, True))
-            continue
-        if st == "endif" and stack:
-            stack.pop()
-            continue
-        if not active:
-            continue
-        a = _ASSIGN.match(line)
-        if a and not line.startswith("\t"):
-            name, op, value = a.group(1), a.group(2), a.group(3).strip()
-            if op == "?" and name in env:
-                pass
-            elif op == "+":
-                env[name] = (env.get(name, "") + " " + value).strip()
-            else:
-                env[name] = _expand(value, env) if op == ":" else value
-        out.append(_expand(line, env))  # -DBLOCK_SIZE=$(BLOCK_SIZE) -> -DBLOCK_SIZE=256
-    return out
-
-
 def makefile_defines(program_dir: Path) -> list[str]:
     """``-DNAME[=VALUE]`` flags that appear in the Makefile's active lines."""
-    out: list[str] = []
-    for line in makefile_active_lines(program_dir):
-        for m in re.finditer(r"(?<![\w-])-D\s*([A-Za-z_]\w*(?:=[^\s\"']+)?)", line):
-            if m.group(1) not in out and not m.group(1).startswith("__STRICT_ANSI"):
-                out.append(m.group(1))
-    return out
+    return defines_in(makefile_active_lines(program_dir))
 
 
 def makefile_fast_math(program_dir: Path) -> bool:
@@ -312,19 +245,11 @@ def makefile_nvcc_flags(program_dir: Path) -> list[str]:
 
 def makefile_includes(program_dir: Path) -> list[Path]:
     """``-I DIR`` folders named in the Makefile, resolved against the program folder."""
-    out: list[Path] = []
-    for line in makefile_active_lines(program_dir):
-        for m in re.finditer(r"(?<![\w-])-I\s*([^\s\"'$]+)", line):
-            p = (program_dir / m.group(1)).resolve()
-            if p.is_dir() and p not in out:
-                out.append(p)
-    return out
+    return includes_in(makefile_active_lines(program_dir), program_dir)
 
 
 def makefile_std(program_dir: Path) -> str:
-    m = re.search(r"-std=((?:c|gnu)\+\+\d+)", "\n".join(makefile_active_lines(program_dir)))
-    std = m.group(1) if m else "c++14"
-    return "c++14" if std in ("c++11", "c++03", "c++98", "c++0x") else std
+    return cpu_std(std_in(makefile_active_lines(program_dir)))
 
 
 def makefile_run_args(program_dir: Path) -> list[str]:
@@ -384,38 +309,32 @@ def compile_commands_defines(path: Path, program: str) -> list[str] | None:
     in order, each once; None when the file has no entry for it. Compiler-reserved names
     (``__NVCC__``, ``__STRICT_ANSI__``) are left out: they describe the GPU compiler, not the
     program's configuration."""
-    import json
-
-    try:
-        entries = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as err:
-        raise ValueError(f"{path}: not a readable compile_commands.json ({err})") from err
-    if not isinstance(entries, list):
-        raise ValueError(f"{path}: a compile_commands.json holds a list of entries")
-    out: list[str] | None = None
-    for e in entries:
-        if not isinstance(e, dict) or program not in Path(str(e.get("file", ""))).parts:
-            continue
-        args = e.get("arguments") or shlex.split(str(e.get("command", "")))
-        out = [] if out is None else out
-        for i, a in enumerate(args):
-            d = a[2:] if a.startswith("-D") and len(a) > 2 else (
-                args[i + 1] if a == "-D" and i + 1 < len(args) else None)
-            if d and not d.startswith("__") and d not in out:
-                out.append(d)
+    mine = [e for e in read_compile_commands(path) if program in Path(e["file"]).parts]
+    if not mine:
+        return None
+    out: list[str] = []
+    for e in mine:
+        flags = BuildFlags.from_command(e["arguments"], Path(e["directory"]))
+        out += [d for d in flags.defines if d not in out]
     return out
+
+
+def run_build_flags(program_dir: Path, model: str, defines: list[str] | None = None,
+                    add_defines: Sequence[str] = (), includes: Sequence[Path] = (),
+                    ) -> BuildFlags:
+    """The flags of a CPU build of *program_dir* for *model*: its Makefile's and the model's
+    make fragment's, with *defines* (a measured build's, e.g. from a compile_commands.json)
+    in place of their definitions when given, then *add_defines* and *includes* (the command
+    line's) after them."""
+    build = BuildFlags.from_makefile(program_dir, model)
+    if defines is not None:
+        build = replace(build, defines=tuple(defines))
+    return build.merge(BuildFlags(tuple(add_defines), tuple(includes)))
 
 
 def compile_commands_fast_math(path: Path, program: str) -> bool:
     """Whether a ``compile_commands.json`` builds *program*'s sources (as in
     :func:`compile_commands_defines`) with nvcc's approximate math (``-use_fast_math``)."""
-    try:
-        entries = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as err:
-        raise ValueError(f"{path}: not a readable compile_commands.json ({err})") from err
-    for e in entries if isinstance(entries, list) else []:
-        if isinstance(e, dict) and program in Path(str(e.get("file", ""))).parts:
-            args = e.get("arguments") or shlex.split(str(e.get("command", "")))
-            if any(re.fullmatch(r"--?use_fast_math", str(a)) for a in args):
-                return True
-    return False
+    return any(program in Path(e["file"]).parts
+               and any(re.fullmatch(r"--?use_fast_math", a) for a in e["arguments"])
+               for e in read_compile_commands(path))

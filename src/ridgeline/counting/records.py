@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import statistics
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -250,7 +251,7 @@ def gpu_local_dram(gpu: GPU, accessed: float, depth: float | None, threads: floa
 
 
 def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], backend: str,
-                    l2_names: list[str], gpu: str | None) -> LaunchCount:
+                    l2_names: Sequence[str | GPU], gpu: str | None) -> LaunchCount:
     total: dict[str, float] = {}
     for bid, n in raw["bb"]:
         for k, v in blocks.get(int(bid), {}).items():
@@ -287,8 +288,9 @@ def to_launch_count(raw: dict[str, Any], blocks: dict[int, dict[str, float]], ba
     grid, block = _dim(raw.get("grid")), _dim(raw.get("block"))
     threads = gpu_threads(backend, grid, block)
     sampled = int(raw.get("blocks_counted", 1)) < int(raw.get("blocks_total", 1))
-    for name, l2 in zip(l2_names, raw.get("l2", []), strict=False):
-        gpu_spec = get_gpu(name)
+    for entry, l2 in zip(l2_names, raw.get("l2", []), strict=False):
+        gpu_spec = get_gpu(entry)  # a name, or the entry of a user's GPU file
+        name = gpu_spec.name
         rd = l2.get("read_miss_weighted")
         rd = float(rd) if rd is not None else l2["read_miss_sectors"] * sscale
         # sectors made dirty, weighted per counted block like the read misses (runtimes

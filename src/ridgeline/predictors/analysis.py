@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ridgeline.errors import KernelNotFoundError, LaunchError
@@ -26,11 +27,17 @@ from ridgeline.predictors.srcscan import (
     load_program,
     match_paren,
     renamed_kernel,
+    source_files,
     split_top,
 )
 from ridgeline.predictors.srcscan import Launch as Site
+from ridgeline.sources.build import BuildFlags, backend_sources
+from ridgeline.sources.regionname import region_short_name
 
 __all__ = ["KernelAnalysis", "analyze_launch", "args_numbers"]
+
+#: translation units (the rest of a folder's sources are headers)
+_UNIT_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
 
 @dataclass
 class KernelAnalysis:
@@ -331,7 +338,8 @@ def _cuda(prog: Program, kref: KernelRef, launch: Launch) -> KernelAnalysis:
     kenv = Env({**bound, "threadIdx": Dim(0, 0, 0), "blockIdx": Dim(0, 0, 0),
                 "blockDim": Dim(*(block or (1, 1, 1))), "gridDim": Dim(*(grid or (1, 1, 1)))},
                _globals(prog), None)
-    callees = _callees(prog, fn, site.targs if site else "", notes=notes)
+    callees = _callees(prog, fn, site.targs if site else "", mangled=launch.instance,
+                       notes=notes)
     stats = analyze(fn.body, fn.params, kenv, callees=callees)
     threads = float(math.prod(grid) * math.prod(block)) if grid and block else float("nan")
     active = active_threads(fn.body, kenv, grid, block) if grid and block else None
@@ -378,15 +386,44 @@ def _omp(prog: Program, kref: KernelRef, launch: Launch) -> KernelAnalysis:
             notes.append(f"bounds guard: {active:.0f} of {runs:.0f} copies work")
             runs = active
     footprint = _omp_footprint(fn, region.pragma, stats, env, extra)
-    return KernelAnalysis(kref.name, "omp", grid, block, stats, runs, dict(env.vars),
+    return KernelAnalysis(region_short_name(kref.name), "omp", grid, block, stats, runs,
+                          dict(env.vars),
                           launch.args, origin, notes, footprint)
+
+
+def _model_of(kref: KernelRef) -> str:
+    return kref.language or ("omp" if re.search(r"_l\d+$", kref.name) else "cuda")
+
+
+def _sources(kref: KernelRef) -> tuple[Path, ...]:
+    """*kref*'s sources; of a folder holding several backends' sources side by side, without
+    the translation units of the backends other than the kernel's."""
+    if len(kref.sources) != 1 or not kref.sources[0].is_dir():
+        return tuple(kref.sources)
+    folder = kref.sources[0]
+    files = source_files((folder,))
+    units = [f for f in files if f.suffix.lower() in _UNIT_SUFFIXES]
+    kept = set(backend_sources(folder, units, _model_of(kref)))
+    if len(kept) == len(units):
+        return tuple(kref.sources)
+    return tuple(f for f in files if f not in units or f in kept)
+
+
+def _defines(kref: KernelRef) -> tuple[str, ...]:
+    """The definitions ``#if`` sees: the build's (Makefile and the make fragment of the
+    kernel's model, compile_commands.json, -D) when *kref* has one, then its own."""
+    folder = kref.program_dir
+    if kref.build is None or folder is None:
+        return tuple(kref.defines)
+    flags = kref.build.for_model(folder, _model_of(kref), [s for s in kref.sources if s.is_file()])
+    return flags.merge(BuildFlags(tuple(kref.defines))).defines
 
 
 def analyze_launch(kref: KernelRef, launch: Launch) -> KernelAnalysis:
     """Analyse one launch of *kref* from its program's sources."""
     if not kref.sources:
         raise LaunchError(f"kernel {kref.name!r}: no source files or program folder given")
-    prog = load_program(tuple(kref.sources))
+    prog = load_program(_sources(kref), defines=_defines(kref))
     lang = kref.language
     if lang is None:
         cuda_names = {k.name for k in prog.kernels}

@@ -11,6 +11,7 @@ from typing import Any
 from ridgeline._registry import Registry
 from ridgeline.errors import LaunchError
 from ridgeline.hardware import GPU, Counts, Label, get_rule, rule_names, time_lower_bound
+from ridgeline.sources.build import ProgramBuild
 
 __all__ = [
     "Dim3",
@@ -106,6 +107,9 @@ class KernelRef:
     sources: tuple[Path, ...] = ()
     language: str | None = None  # "cuda", "omp", "opencl"; None: detect
     defines: tuple[str, ...] = ()
+    #: how the program is built (-D, -I, compile_commands.json; see
+    #: :class:`ridgeline.sources.ProgramBuild`); None: the given *defines* alone
+    build: ProgramBuild | None = None
 
     @property
     def program_dir(self) -> Path | None:
@@ -123,6 +127,9 @@ class Launch:
     grid: Dim3 | None = None
     block: Dim3 | None = None
     args: str = ""
+    #: the mangled name of the instantiation a CPU run launched (``_Z11copy_kernelIdEv...``):
+    #: template parameters the launch site does not spell out; "" when unknown
+    instance: str = ""
 
     @classmethod
     def parse(cls, grid: Any = None, block: Any = None, args: str | None = "") -> Launch:

@@ -19,6 +19,7 @@ from ridgeline.predictors.analysis import analyze_launch
 from ridgeline.predictors.analytic import require_sizes
 from ridgeline.predictors.base import KernelRef, Launch
 from ridgeline.predictors.featvec import LAUNCH_COLUMNS, launch_features
+from ridgeline.sources.build import ProgramBuild
 
 __all__ = ["analyze_rows", "row_launch"]
 
@@ -31,7 +32,8 @@ def row_launch(row: dict[str, Any]) -> tuple[KernelRef, Launch]:
     args = "" if args is None or (isinstance(args, float) and math.isnan(args)) else str(args)
     launch = Launch.parse(_blank(row.get("grid_size")), _blank(row.get("block_size")), args)
     lang = _LANG.get(str(row.get("model_type", "")).strip().lower())
-    return KernelRef(str(row["kernel"]), (Path(row["_dir"]),), lang), launch
+    return KernelRef(str(row["kernel"]), (Path(row["_dir"]),), lang,
+                     build=row.get("_build")), launch
 
 
 def _blank(v: Any) -> Any:
@@ -62,12 +64,14 @@ def _chunk(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def analyze_rows(df: pd.DataFrame, sources: Path, jobs: int | None = None,
-                 progress: bool = True) -> pd.DataFrame:
-    """Launch features (LAUNCH_COLUMNS + error + notes) for each row, in row order."""
+                 progress: bool = True, build: ProgramBuild | None = None) -> pd.DataFrame:
+    """Launch features (LAUNCH_COLUMNS + error + notes) for each row, in row order; *build*:
+    the user's -D/-I/compile_commands.json, joined with each program folder's makefiles."""
     recs: list[dict[str, Any]] = [{str(k): v for k, v in r.items()}
                                   for r in df.to_dict("records")]
     for r in recs:
         r["_dir"] = str(Path(sources) / str(r.get("source", "")))
+        r["_build"] = build
     groups: dict[str, list[int]] = {}
     for i, r in enumerate(recs):
         groups.setdefault(r["_dir"], []).append(i)

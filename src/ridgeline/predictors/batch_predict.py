@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from ridgeline.counting import shipped_gpu
 from ridgeline.datasets import read_strict_csv, require_columns
 from ridgeline.errors import RidgelineError, UnknownNameError
 from ridgeline.hardware import Counts, get_rule, load_catalog, time_lower_bound
@@ -40,6 +41,7 @@ from ridgeline.predictors.counted import (
     run_program_counts,
 )
 from ridgeline.predictors.learned import class_confidence, features_frame, shipped_model
+from ridgeline.sources.build import ProgramBuild
 
 __all__ = ["predict_batch", "predict_rows", "output_columns", "check_settings", "PRED_COLUMNS",
            "REQUIRED", "COUNT_MODES", "COUNT_COLUMNS", "COUNT_STATUSES"]
@@ -88,7 +90,8 @@ def output_columns(columns: list[str], predictor: str) -> list[str]:
 def predict_batch(rows_csv: Path, sources: Path, predictor: str = "learned",
                   jobs: int | None = None, gpu_file: str | None = None,
                   progress: bool = True, count: str = "auto",
-                  count_timeout: float = 120.0) -> pd.DataFrame:
+                  count_timeout: float = 120.0,
+                  build: ProgramBuild | None = None) -> pd.DataFrame:
     """Predict every row of *rows_csv* (read by :func:`ridgeline.datasets.read_strict_csv`:
     a file whose rows do not all have the header's fields is refused). *count*: ``auto``
     (default) takes CPU-execution counts from the shipped counted table and the local count
@@ -99,13 +102,13 @@ def predict_batch(rows_csv: Path, sources: Path, predictor: str = "learned",
     df, lines = read_strict_csv(rows_csv)
     require_columns(df, REQUIRED, str(rows_csv))
     return predict_rows(df, sources, load_catalog(gpu_file), predictor, jobs, progress, count,
-                        count_timeout, lines, Path(rows_csv).name)
+                        count_timeout, lines, Path(rows_csv).name, build=build)
 
 
 def predict_rows(df: pd.DataFrame, sources: Path, catalog: Any, predictor: str = "learned",
                  jobs: int | None = None, progress: bool = True, count: str = "auto",
                  count_timeout: float = 120.0, lines: list[int] | None = None,
-                 where: str = "") -> pd.DataFrame:
+                 where: str = "", build: ProgramBuild | None = None) -> pd.DataFrame:
     """The output rows of the batch rows *df* (text columns); *lines* (each row's line in
     the file *where*) are named in the error texts."""
     checked = [row_problems(r, sources, catalog) for r in df.to_dict("records")]
@@ -113,7 +116,7 @@ def predict_rows(df: pd.DataFrame, sources: Path, catalog: Any, predictor: str =
     gpus: list[Any] = [g for _, g in checked]
     valid = np.flatnonzero([e == "" for e in err])
     feats = analyze_rows(df.iloc[valid].reset_index(drop=True), sources, jobs=jobs,
-                         progress=progress)
+                         progress=progress, build=build)
     for k, i in enumerate(valid):
         err[i] = str(feats["error"].fillna("")[k])
     ok = np.array([e == "" for e in err])
@@ -125,7 +128,7 @@ def predict_rows(df: pd.DataFrame, sources: Path, catalog: Any, predictor: str =
         sub = feats.iloc[[int(np.searchsorted(valid, i)) for i in idx]].reset_index(drop=True)
         model_err = _predict_ok(out, idx, sub, df.iloc[idx].reset_index(drop=True),
                                 [gpus[i] for i in idx], sources, predictor, count,
-                                count_timeout, jobs, progress)
+                                count_timeout, jobs, progress, build)
         if model_err:  # nothing was filled
             err = [e or model_err for e in err]
     out["error"] = [_at(e, lines[i] if lines else None, where) for i, e in enumerate(err)]
@@ -147,7 +150,8 @@ def _at(error: str, line: int | None, where: str) -> str:
 
 def _predict_ok(out: pd.DataFrame, idx: np.ndarray, sub: pd.DataFrame, rows: pd.DataFrame,
                 gpus: list[Any], sources: Path, predictor: str, count: str,
-                count_timeout: float, jobs: int | None, progress: bool) -> str:
+                count_timeout: float, jobs: int | None, progress: bool,
+                build: ProgramBuild | None = None) -> str:
     """Fill *out*'s rows *idx* (analysed without error: *sub*); returns an error text when
     the model fails for all of them."""
     at = out.index[idx]
@@ -166,7 +170,7 @@ def _predict_ok(out: pd.DataFrame, idx: np.ndarray, sub: pd.DataFrame, rows: pd.
         why = {i: ("off", "") for i in range(len(sub))}
     else:
         sub, why = _with_counts(sub, rows, gpus, sources, count == "auto", count_timeout,
-                                jobs, progress)
+                                jobs, progress, build)
     has = has_counts(sub)
     log.info("%d of %d rows with CPU-execution counts (FLOPs and DRAM bytes counted, "
              "the rest learned)", int(has.sum()), len(sub))
@@ -191,7 +195,8 @@ def _predict_ok(out: pd.DataFrame, idx: np.ndarray, sub: pd.DataFrame, rows: pd.
 
 
 def _with_counts(sub: pd.DataFrame, rows: pd.DataFrame, gpus: list[Any], sources: Path,
-                 run: bool, timeout: float, jobs: int | None, progress: bool
+                 run: bool, timeout: float, jobs: int | None, progress: bool,
+                 build: ProgramBuild | None = None,
                  ) -> tuple[pd.DataFrame, dict[int, tuple[str, str]]]:
     """*sub* with the counted feature columns: from the shipped table, the local count cache
     and (with *run*) CPU-execution runs of the programs still missing, one run per (source,
@@ -204,6 +209,9 @@ def _with_counts(sub: pd.DataFrame, rows: pd.DataFrame, gpus: list[Any], sources
                          "grid_size": rows["grid_size"].astype(str),
                          "block_size": rows["block_size"].astype(str)})
     filled = attach_counted(keys)
+    if build is not None and build != ProgramBuild():
+        # the shipped table holds the programs' own builds, not these flags: count anew
+        filled = filled.assign(**{c: np.nan for c in COUNTED_COLUMNS})
     base = sub.drop(columns=[c for c in COUNTED_COLUMNS if c in sub]).reset_index(drop=True)
     for c in COUNTED_COLUMNS:
         base[c] = filled[c].to_numpy(float)
@@ -214,13 +222,13 @@ def _with_counts(sub: pd.DataFrame, rows: pd.DataFrame, gpus: list[Any], sources
     if not todo:
         return base, {}
     return base, _count_missing(base, todo, rows, gpus, sources, run, timeout, jobs,
-                                progress)
+                                progress, build)
 
 
 def _count_missing(base: pd.DataFrame, todo: dict[tuple[str, str], list[int]],
                    rows: pd.DataFrame, gpus: list[Any], sources: Path, run: bool,
-                   timeout: float, jobs: int | None, progress: bool
-                   ) -> dict[int, tuple[str, str]]:
+                   timeout: float, jobs: int | None, progress: bool,
+                   build: ProgramBuild | None = None) -> dict[int, tuple[str, str]]:
     """Fill *base*'s rows of each (source, arguments) in *todo* from the count cache or a
     run; the count status of each of those rows."""
     known: dict[tuple[str, str], str] = {}
@@ -228,7 +236,9 @@ def _count_missing(base: pd.DataFrame, todo: dict[tuple[str, str], list[int]],
     if run:
         known = _shipped_outcomes(todo)
         no_tools = _toolchain_problem()
-    all_gpus = sorted({g.name for g in gpus})
+    # GPUs of a user's file go as their entries: their L2 models the DRAM bytes too
+    by_name = {g.name: g for g in gpus}
+    all_gpus = [g if not shipped_gpu(g) else n for n, g in sorted(by_name.items())]
 
     def one(item: tuple[tuple[str, str], list[int]]) -> tuple[list[int], Any]:
         (source, args), where = item
@@ -236,7 +246,7 @@ def _count_missing(base: pd.DataFrame, todo: dict[tuple[str, str], list[int]],
         go = run and not no_tools and (source, args) not in known
         try:
             recs, _ = run_program_counts(sources / source, args, kernels, all_gpus, timeout,
-                                         run=go)
+                                         run=go, build=build)
         except RidgelineError as e:
             log.info("counting %s failed: %s", source, e)
             return where, _failure(e)

@@ -37,6 +37,7 @@ from ridgeline.predictors.batch_predict import (
     output_columns,
     predict_rows,
 )
+from ridgeline.sources.build import ProgramBuild
 
 __all__ = ["BatchRun", "BatchSummary", "run_batch", "partial_path", "CHUNK_ROWS"]
 
@@ -61,6 +62,8 @@ class BatchRun:
     count_timeout: float = 120.0
     progress: bool = True
     chunk_rows: int = CHUNK_ROWS
+    #: the user's -D/-I/compile_commands.json (None: each program's makefiles alone)
+    build: ProgramBuild | None = None
 
     @classmethod
     def from_cli(cls, args: Any) -> BatchRun:
@@ -68,9 +71,12 @@ class BatchRun:
         chunk = CHUNK_ROWS if chunk is None else chunk
         if chunk < 1:
             raise UsageError(f"--chunk-rows {chunk}: must be 1 or more")
+        build = ProgramBuild.from_cli(getattr(args, "defines", None),
+                                      getattr(args, "include_dirs", None),
+                                      getattr(args, "compile_commands", None))
         return cls(Path(args.rows), Path(args.sources), Path(args.out), args.predictor,
                    args.jobs, args.gpu_file, args.count, args.count_timeout,
-                   chunk_rows=chunk)
+                   chunk_rows=chunk, build=None if build == ProgramBuild() else build)
 
     def settings_key(self) -> str:
         """What makes a finished row reusable by a rerun (never jobs or progress); the
@@ -78,7 +84,8 @@ class BatchRun:
         gpu_text = Path(self.gpu_file).read_bytes() if self.gpu_file else b""
         return _digest(json.dumps([__version__, self.predictor, self.count, self.count_timeout,
                                    str(self.sources.resolve()), self.gpu_file or "",
-                                   hashlib.sha256(gpu_text).hexdigest()]))
+                                   hashlib.sha256(gpu_text).hexdigest()]
+                                  + ([self.build.cache_key()] if self.build else [])))
 
 
 @dataclass
@@ -141,7 +148,8 @@ def run_batch(run: BatchRun) -> BatchSummary:
         for chunk in _chunks([g for g in groups if g[0] not in done], run.chunk_rows):
             pred = predict_rows(df.iloc[chunk].reset_index(drop=True), run.sources, catalog,
                                 run.predictor, run.jobs, run.progress, run.count,
-                                run.count_timeout, [lines[i] for i in chunk], run.rows.name)
+                                run.count_timeout, [lines[i] for i in chunk], run.rows.name,
+                                build=run.build)
             for i, fields in zip(chunk, _render(pred), strict=True):
                 done[i] = fields
                 _write_line(fh, i, keys[i], fields)

@@ -19,7 +19,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
@@ -29,9 +29,11 @@ import pandas as pd
 
 from ridgeline.counting.records import upgrade_record
 from ridgeline.errors import LaunchError, RidgelineError
-from ridgeline.hardware import get_gpu
+from ridgeline.hardware import GPU, get_gpu
 from ridgeline.predictors.base import Dim3, parse_dim3
 from ridgeline.predictors.srcscan import OMP_LINE_SLACK, TEMPLATE_FRAGMENT, renamed_kernel
+from ridgeline.sources.build import ProgramBuild
+from ridgeline.sources.regionname import same_region
 
 __all__ = ["COUNTED_COLUMNS", "COUNTED_FILE", "match_kernel", "build_counted_table",
            "counted_features", "attach_counted", "launch_record_features", "run_counts",
@@ -785,7 +787,25 @@ _SRC_SUFFIXES = {".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh", ".h", ".hh", ".hpp"
                  ".cl"}
 
 
-def _folder_key(program_dir: Path, args: str, kernel: str, gpus: list[str]) -> str:
+def _gpu_keys(gpus: Sequence[str | GPU]) -> list[str]:
+    """Cache-key names of *gpus*: a GPU entry with its L2 size and DRAM scale (a user's
+    file may reuse a name with other numbers)."""
+    return [g if isinstance(g, str) else f"{g.name}|{g.l2_mb}|{g.dram_bytes_scale}"
+            for g in gpus]
+
+
+def counted_sizes(recs: list[dict[str, Any]] | None
+                  ) -> tuple[tuple[int, int, int], tuple[int, int, int]] | None:
+    """Grid and block of the first counted launch of *recs* (None: none recorded)."""
+    for r in recs or []:
+        g, b = r.get("grid"), r.get("block")
+        if g and b and len(g) == 3 and len(b) == 3:
+            return (int(g[0]), int(g[1]), int(g[2])), (int(b[0]), int(b[1]), int(b[2]))
+    return None
+
+
+def _folder_key(program_dir: Path, args: str, kernel: str, gpus: list[str],
+                extra: list[Any] | None = None) -> str:
     """Cache key of a counting run: the program's sources, the arguments, the kernels asked
     for, the GPUs modelled with their catalog entries (a changed L2 or DRAM scale models
     anew) and the counting code itself (its runtime and instrumentation: counts made by an
@@ -798,6 +818,8 @@ def _folder_key(program_dir: Path, args: str, kernel: str, gpus: list[str]) -> s
             h.update(str(p.relative_to(program_dir)).encode())
             h.update(p.read_bytes())
     h.update(json.dumps([args, kernel, sorted(gpus)]).encode())
+    if extra and any(e is not None for e in extra):
+        h.update(json.dumps(extra).encode())
     for g in sorted(gpus):
         try:
             h.update(repr(get_gpu(g)).encode())
@@ -834,24 +856,33 @@ def _cache_write(path: Path, recs: list[dict[str, Any]]) -> None:
     tmp.replace(path)
 
 
-def run_counts(program_dir: Path, args: str, kernel: str, gpus: list[str],
-               timeout: float) -> tuple[list[dict[str, Any]], bool]:
+def run_counts(program_dir: Path, args: str, kernel: str, gpus: Sequence[str | GPU],
+               timeout: float, build: ProgramBuild | None = None,
+               backend: str | None = None) -> tuple[list[dict[str, Any]], bool]:
     """Counted launches of *kernel* (records as dicts) and whether they came from the cache.
+    *gpus* are catalog names or GPU entries (a user's ``--gpu-file``: its L2 models the DRAM
+    bytes like a cataloged one's); *build* the user's ``-D``/``-I``/compile_commands.json.
     Raises :class:`ridgeline.counting.ProgramRunError` when the program cannot be counted
     (failures are not cached: a later call with a longer time limit may succeed)."""
-    from ridgeline.counting import count_run
+    from ridgeline.counting import build_options, count_run
 
-    key = _folder_key(program_dir, args, kernel, gpus)
+    key = _folder_key(program_dir, args, kernel, _gpu_keys(gpus),
+                      extra=[backend, build.cache_key() if build else None])
     path = _cache_dir() / f"{key}.json"
     cached = _cache_read(path)
     if cached is not None:
         return cached, True
-    res = count_run(program_dir, args, kernel=kernel, launches=1, gpu=gpus, timeout=timeout)
+    res = count_run(program_dir, args, kernel=kernel, launches=1,
+                    gpu=list(gpus), timeout=timeout, backend=backend,
+                    **(build_options(build, program_dir) if build else {}))
     recs = [r.to_dict() for r in res]
     if kernel.startswith("__omp_offloading_") or not any(r["kernel"] == kernel for r in recs):
         names = [r["kernel"] for r in recs]
-        k = match_kernel(kernel, names, "omp" if recs and recs[0]["backend"] == "omp"
-                         else "cuda")
+        omp = bool(recs) and recs[0]["backend"] == "omp"
+        # the region's name in any form (copy_l105 for _ZN9OMPStreamIdE4copyEv_l105); of
+        # several instantiations, the first launched
+        same = [n for n in names if omp and same_region(n, kernel)]
+        k = same[0] if same else match_kernel(kernel, names, "omp" if omp else "cuda")
         if k is None and len(set(names)) == 1:
             k = names[0]
         recs = [r for r in recs if r["kernel"] == k]
@@ -859,17 +890,20 @@ def run_counts(program_dir: Path, args: str, kernel: str, gpus: list[str],
     return recs, False
 
 
-def run_program_counts(program_dir: Path, args: str, kernels: list[str], gpus: list[str],
-                       timeout: float, run: bool = True) -> tuple[list[dict[str, Any]], bool]:
+def run_program_counts(program_dir: Path, args: str, kernels: list[str],
+                       gpus: Sequence[str | GPU], timeout: float, run: bool = True,
+                       build: ProgramBuild | None = None,
+                       ) -> tuple[list[dict[str, Any]], bool]:
     """Counted launches (one per kernel) of one run of *program_dir* with *args*, for the
     *kernels* a batch asks about (the run stops once each has a counted launch) and the DRAM
     model of each of *gpus*; cached on disk like :func:`run_counts`. Raises
     :class:`ridgeline.counting.ProgramRunError` when the program cannot be counted. With
     *run* false only the cache is read (no records when it has none)."""
-    from ridgeline.counting import count_run
+    from ridgeline.counting import build_options, count_run
 
     wanted = sorted({_OMP_PREFIX.sub("", k) for k in kernels})
-    key = _folder_key(program_dir, args, "|".join(wanted), gpus)
+    key = _folder_key(program_dir, args, "|".join(wanted), _gpu_keys(gpus),
+                      extra=[build.cache_key() if build else None])
     path = _cache_dir() / f"prog-{key}.json"
     cached = _cache_read(path)
     if cached is not None:
@@ -885,8 +919,9 @@ def run_program_counts(program_dir: Path, args: str, kernels: list[str], gpus: l
         raise ProgramRunError(program_dir.name, prior["cause"],
                               f"{prior['detail']} (cached failure; delete {fail} to retry)")
     try:
-        res = count_run(program_dir, args, kernel=None, launches=1, gpu=gpus,
-                        timeout=timeout, expect=wanted)
+        res = count_run(program_dir, args, kernel=None, launches=1, gpu=list(gpus),
+                        timeout=timeout, expect=wanted,
+                        **(build_options(build, program_dir, strict=False) if build else {}))
     except ProgramRunError as e:
         fail.parent.mkdir(parents=True, exist_ok=True)
         fail.write_text(json.dumps({"cause": e.cause, "detail": e.detail[:500],

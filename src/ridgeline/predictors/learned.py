@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import math
 import warnings
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -20,10 +21,15 @@ import pandas as pd
 
 from ridgeline.errors import NotFittedError, SchemaError, UsageError
 from ridgeline.hardware import GPU, Counts, get_rule
-from ridgeline.predictors.analysis import analyze_launch
+from ridgeline.predictors.analysis import KernelAnalysis, analyze_launch
 from ridgeline.predictors.analytic import require_sizes
 from ridgeline.predictors.base import PREDICTORS, KernelRef, Launch, Prediction, Predictor
-from ridgeline.predictors.counted import COUNTED_COLUMNS, counted_features, has_counts
+from ridgeline.predictors.counted import (
+    COUNTED_COLUMNS,
+    counted_features,
+    counted_sizes,
+    has_counts,
+)
 from ridgeline.predictors.featvec import GPU_COLUMNS, LAUNCH_COLUMNS, gpu_features, launch_features
 from ridgeline.predictors.trees import (
     TreeEnsemble,
@@ -658,7 +664,17 @@ class LearnedPredictor(Predictor):
         self.counted = counted
 
     def predict(self, kernel: KernelRef, launch: Launch, gpu: GPU) -> Prediction:
+        instance = next((str(r.get("instance") or "") for r in self.counted or []), "")
+        if instance and not launch.instance:
+            # the template instantiation the CPU run launched
+            launch = replace(launch, instance=instance)
         a = analyze_launch(kernel, launch)
+        sizes = counted_sizes(self.counted) if _sizes_unknown(a) else None
+        if sizes is not None:
+            # the source does not give them; the CPU run saw the launch
+            a = analyze_launch(kernel, replace(launch, grid=sizes[0], block=sizes[1]))
+            a.origin.update(grid="counted launch (CPU execution)",
+                            block="counted launch (CPU execution)")
         require_sizes(a)
         lf: dict[str, float] = dict(launch_features(a))
         lf.update(counted_features(self.counted, gpu.name, a.grid, a.block))
@@ -693,6 +709,11 @@ class LearnedPredictor(Predictor):
             time_range_s=(lo * 1e-9, hi * 1e-9) if math.isfinite(lo) and math.isfinite(hi)
             else None,
         )
+
+
+def _sizes_unknown(a: KernelAnalysis) -> bool:
+    return a.language != "omp" and (a.grid is None or a.block is None
+                                    or not math.isfinite(a.threads))
 
 
 PREDICTORS.add("learned", LearnedPredictor)

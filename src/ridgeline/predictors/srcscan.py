@@ -25,6 +25,7 @@ __all__ = [
     "OmpRegion",
     "Program",
     "load_program",
+    "source_files",
     "match_paren",
     "split_top",
     "strip_comments",
@@ -525,7 +526,7 @@ def expand_stmt_macros(text: str, macros: dict[str, str]) -> str:
 
 
 @lru_cache(maxsize=64)
-def _load_cached(key: tuple[tuple[str, float], ...]) -> Program:
+def _load_cached(key: tuple[tuple[str, float], ...], defines: tuple[str, ...] = ()) -> Program:
     paths = [Path(p) for p, _ in key]
     root = paths[0].parent if paths else Path(".")
     prog = Program(root)
@@ -540,6 +541,10 @@ def _load_cached(key: tuple[tuple[str, float], ...]) -> Program:
     joined = {k: re.sub(r"\\\r?\n", " ", v) for k, v in prog.files.items()}
     defined = set(PREDEFINED)
     values = dict(PREDEFINED)
+    for d in defines:  # the build's -D: before the files' own #defines
+        name, _, val = d.partition("=")
+        defined.add(name)
+        values[name] = val if "=" in d else "1"
     for text in joined.values():
         for m in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]*(.*)$", text, re.M):
             defined.add(m.group(1))
@@ -565,7 +570,7 @@ def _load_cached(key: tuple[tuple[str, float], ...]) -> Program:
     return prog
 
 
-def _source_files(sources: tuple[Path, ...]) -> list[Path]:
+def source_files(sources: tuple[Path, ...]) -> list[Path]:
     files: list[Path] = []
     for s in sources:
         if s.is_dir():
@@ -583,9 +588,12 @@ def _source_files(sources: tuple[Path, ...]) -> list[Path]:
     return files
 
 
-def load_program(sources: tuple[Path, ...] | list[Path] | Path) -> Program:
-    """Scan a program folder or a list of files (cached on paths and modification times)."""
+def load_program(sources: tuple[Path, ...] | list[Path] | Path,
+                 defines: Iterable[str] = ()) -> Program:
+    """Scan a program folder or a list of files (cached on paths, modification times and
+    *defines*, the build's ``NAME[=VALUE]`` definitions that ``#if`` branches see)."""
     if isinstance(sources, Path):
         sources = (sources,)
-    files = _source_files(tuple(Path(s) for s in sources))
-    return _load_cached(tuple((str(p.resolve()), p.stat().st_mtime) for p in files))
+    files = source_files(tuple(Path(s) for s in sources))
+    return _load_cached(tuple((str(p.resolve()), p.stat().st_mtime) for p in files),
+                        tuple(defines))

@@ -13,6 +13,8 @@ Stable API (everything else in this package is private)::
     k.region              # OpenMP: TargetRegion (function, line, constructs, clauses)
     parse_opencl(text)    # kernels of one OpenCL C source given as a string
     find_kernels(paths)   # == load_program(paths).kernels
+    load_program([d], build=ProgramBuild.from_cli(["N=4"], ["inc"], "compile_commands.json"))
+                          # each file parsed with its build's -D/-I (Makefile, make fragment)
 
 Parsing uses libclang (``pip install 'ridgeline[clang]'``) and a clang resource folder with
 the builtin headers (Debian ``libclang-common-15-dev``); ``clang_available()`` tells whether
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 from ridgeline.sources._clang import clang_available, resource_dir
 from ridgeline.sources._text import read_source
+from ridgeline.sources.build import BuildFlags, ProgramBuild
 from ridgeline.sources.launches import find_launches
 from ridgeline.sources.model import Kernel, Language, LaunchSite, Param, Program, TargetRegion
 from ridgeline.sources.opencl import parse_opencl
@@ -37,6 +40,8 @@ from ridgeline.sources.program import (
 )
 
 __all__ = [
+    "BuildFlags",
+    "ProgramBuild",
     "Kernel",
     "Language",
     "LaunchSite",

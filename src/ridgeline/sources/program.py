@@ -17,6 +17,7 @@ from ridgeline.sources._build import errors_of
 from ridgeline.sources._clang import parse_text
 from ridgeline.sources._text import SOURCE_EXTS, read_source, strip_comments
 from ridgeline.sources._textkernels import scan_cuda_kernels
+from ridgeline.sources.build import BuildFlags, ProgramBuild
 from ridgeline.sources.cuda import cuda_args, cuda_kernels
 from ridgeline.sources.launches import find_launches
 from ridgeline.sources.model import Kernel, Language, Param, Program
@@ -134,11 +135,15 @@ def load_program(
     defines: Iterable[str] = (),
     include_dirs: Iterable[str | Path] = (),
     language: Language | None = None,
+    build: ProgramBuild | None = None,
 ) -> Program:
     """Find every kernel in the given source files/folders.
 
     *defines* are ``NAME`` or ``NAME=VALUE`` (what ``-D`` would get). *language* forces the
-    front end for every file (default: by extension and content). Unreadable files and parse
+    front end for every file (default: by extension and content). *build* adds each file's
+    build flags (its folder's Makefile and make fragment for the file's language, or its
+    ``compile_commands.json`` entry, then the command line's ``-D``/``-I``) before
+    *defines* and *include_dirs*. Unreadable files and parse
     failures are recorded in ``Program.problems``; they do not stop the other files.
     """
     if isinstance(paths, str | Path):
@@ -166,7 +171,13 @@ def load_program(
         if lang is None or not is_main:
             continue
         try:
-            ks = _parse_one(path, lang, files, defs, [*roots, *incs], prog)
+            fdefs, fincs = defs, incs
+            if build is not None:
+                flags = build.for_file(Path(path), lang).merge(BuildFlags(tuple(defs)))
+                fdefs = list(flags.defines)
+                fincs = [*(os.path.normpath(i) for i in flags.includes if str(i) not in incs),
+                         *incs]
+            ks = _parse_one(path, lang, files, fdefs, [*roots, *fincs], prog)
         except Exception as e:  # libclang failures must not stop the batch
             prog.problems.append(f"{path}: could not be parsed ({type(e).__name__}: {e})")
             continue
