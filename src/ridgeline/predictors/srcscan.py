@@ -8,6 +8,7 @@ what it cannot find it reports as missing instead of guessing.
 from __future__ import annotations
 
 import itertools
+import logging
 import re
 import warnings
 from collections.abc import Iterable
@@ -16,7 +17,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from ridgeline.errors import InputFileError, KernelNotFoundError, SourceError
+from ridgeline.limits import MAX_EXPANDED_BYTES, MAX_MACRO_EXPANSIONS, check_source_size
 from ridgeline.sources._text import split_top_level as split_top
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "SOURCE_SUFFIXES",
@@ -35,7 +39,6 @@ __all__ = [
 
 SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".hh", ".cpp", ".cc", ".cxx", ".c", ".cl",
                    ".inc", ".hip")
-_MAX_FILE = 2_000_000
 _KEYWORDS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "else", "do",
              "defined", "__launch_bounds__", "__attribute__", "decltype", "alignas"}
 _LAUNCH = re.compile(r"\b(?P<name>[A-Za-z_]\w*)\s*(?P<targs><[^;<>]*(?:<[^;<>]*>[^;<>]*)*>)?\s*<<<")
@@ -45,7 +48,6 @@ _OMP_TARGET = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+omp[ \t]+target\b"
 _FN_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)]*)\)[ \t]*(.*)$", re.M)
 _DIRECTIVE = re.compile(r"^[ \t]*#(?:[^\n\\]|\\(?!\r?\n))*(?:\\\r?\n(?:[^\n\\]|\\(?!\r?\n))*)*",
                         re.M)
-_MAX_EXPANSIONS = 20000
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])[ \t]*(.*)$", re.M)
 
 
@@ -454,7 +456,10 @@ def expand_fn_macros(text: str, macros: dict[str, _FnMacro], passes: int = 3) ->
     """*text* with function-like macro invocations expanded outside preprocessor lines.
 
     Newlines inside an invocation are kept after its expansion, so line numbers hold; a
-    macro that mentions its own name is left alone (no recursion)."""
+    macro that mentions its own name is left alone (no recursion). At most
+    :data:`~ridgeline.limits.MAX_MACRO_EXPANSIONS` invocations are expanded, and none once the
+    text would grow past :data:`~ridgeline.limits.MAX_EXPANDED_BYTES` (a warning is logged;
+    the rest stays unexpanded)."""
     usable = {k: v for k, v in macros.items() if not re.search(rf"\b{re.escape(k)}\b", v.body)}
     if not usable:
         return text
@@ -462,32 +467,46 @@ def expand_fn_macros(text: str, macros: dict[str, _FnMacro], passes: int = 3) ->
                                                                       reverse=True)) + r")\s*\(")
     done = 0
     for _ in range(passes):
-        skip = [(d.start(), d.end()) for d in _DIRECTIVE.finditer(text)]
-        out: list[str] = []
-        pos, changed, si = 0, False, 0
-        for m in call.finditer(text):
-            if m.start() < pos:
-                continue
-            while si < len(skip) and skip[si][1] <= m.start():
-                si += 1
-            if si < len(skip) and skip[si][0] <= m.start():
-                continue
-            end = match_paren(text, m.end() - 1)
-            if end < 0 or done >= _MAX_EXPANSIONS:
-                continue
-            mac = usable[m.group(1)]
-            inner = text[m.end():end - 1]
-            args = split_top(inner) if inner.strip() else []
-            out.append(text[pos:m.start()])
-            out.append(_substitute(mac, [" ".join(a.split()) for a in args]))
-            out.append("\n" * text.count("\n", m.start(), end))
-            pos, changed = end, True
-            done += 1
-        if not changed:
+        text, n = _expand_pass(text, call, usable, MAX_MACRO_EXPANSIONS - done)
+        done += n
+        if not n:
             break
-        out.append(text[pos:])
-        text = "".join(out)
     return text
+
+
+def _expand_pass(text: str, call: re.Pattern[str], usable: dict[str, _FnMacro],
+                 budget: int) -> tuple[str, int]:
+    """One left-to-right expansion pass: (new text, invocations expanded)."""
+    skip = [(d.start(), d.end()) for d in _DIRECTIVE.finditer(text)]
+    out: list[str] = []
+    pos, si, done, size = 0, 0, 0, len(text)
+    for m in call.finditer(text):
+        if m.start() < pos or done >= budget:
+            continue
+        while si < len(skip) and skip[si][1] <= m.start():
+            si += 1
+        if si < len(skip) and skip[si][0] <= m.start():
+            continue
+        end = match_paren(text, m.end() - 1)
+        if end < 0:
+            continue
+        inner = text[m.end():end - 1]
+        args = split_top(inner) if inner.strip() else []
+        new = _substitute(usable[m.group(1)], [" ".join(a.split()) for a in args])
+        new += "\n" * text.count("\n", m.start(), end)
+        if size + len(new) - (end - m.start()) > MAX_EXPANDED_BYTES:
+            log.warning("macro expansion stopped at %s(...): the text would pass %d bytes; "
+                        "the rest of the file is read unexpanded", m.group(1), MAX_EXPANDED_BYTES)
+            budget = done
+            continue
+        out += (text[pos:m.start()], new)
+        size += len(new) - (end - m.start())
+        pos = end
+        done += 1
+    if not done:
+        return text, 0
+    out.append(text[pos:])
+    return "".join(out), done
 
 
 @lru_cache(maxsize=64)
@@ -500,6 +519,7 @@ def _load_cached(key: tuple[tuple[str, float], ...]) -> Program:
             raw = p.read_bytes()
         except OSError as e:
             raise InputFileError(f"cannot read source {p}: {e}") from None
+        check_source_size(p, len(raw))  # it may have grown since it was listed
         if b"\0" in raw[:4096]:
             raise InputFileError(f"source {p} is binary, expected C/C++/CUDA text")
         prog.files[p.name] = strip_comments(raw.decode("utf-8", errors="replace"))
@@ -534,11 +554,16 @@ def _source_files(sources: tuple[Path, ...]) -> list[Path]:
     for s in sources:
         if s.is_dir():
             files += sorted(p for p in s.rglob("*") if p.suffix.lower() in SOURCE_SUFFIXES
-                            and p.is_file() and p.stat().st_size <= _MAX_FILE)
+                            and p.is_file())
         elif s.is_file():
             files.append(s)
+        elif s.exists():
+            raise InputFileError(f"source {str(s)!r} is not a regular file (a device, FIFO or "
+                                 "socket); expected a C/C++/CUDA/OpenCL source file or folder")
         else:
             raise InputFileError(f"source {str(s)!r} does not exist")
+    for p in files:
+        check_source_size(p)
     if not files:
         raise SourceError(
             f"no C/C++/CUDA/OpenCL source files in {[str(s) for s in sources]} "

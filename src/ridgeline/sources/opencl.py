@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import re
 from typing import Any
 
 from ridgeline.sources._ast import FileSet, scan
 from ridgeline.sources._build import build_function_kernel, errors_of
-from ridgeline.sources._clang import cindex, parse_text
+from ridgeline.sources._clang import cindex, parse_text, toolchain_dirs
+from ridgeline.sources._guard import check_includes, check_macro_growth
 from ridgeline.sources.model import Kernel
 
 __all__ = ["opencl_args", "opencl_kernels", "parse_opencl"]
+
+log = logging.getLogger(__name__)
 
 _KERNEL_RE = re.compile(r"\b(?:__)?kernel\b")
 
@@ -44,10 +49,14 @@ def opencl_kernels(
 def parse_opencl(
     text: str, filename: str = "kernel.cl", defines: list[str] | None = None
 ) -> list[Kernel]:
-    """Kernels of one OpenCL C source given as text (e.g. a CLgen kernel)."""
-    import os
-
+    """Kernels of one OpenCL C source given as text (e.g. a CLgen kernel). Refused includes
+    are logged as warnings; a parse over its budget raises SourceError."""
     name = os.path.normpath(os.path.abspath(filename))
     files = FileSet(texts={name: text})
-    tu = parse_text(name, text, opencl_args(list(defines or []), []))
+    here = [os.path.dirname(name)]
+    guard = check_includes(name, text, [*here, *toolchain_dirs()], here, toolchain_dirs())
+    for p in guard.problems:
+        log.warning("%s", p)
+    check_macro_growth(guard.texts, name)
+    tu = parse_text(name, text, opencl_args(list(defines or []), []), guard.overrides)
     return opencl_kernels(scan(tu, files), files, errors_of(tu, files))

@@ -11,10 +11,17 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ridgeline.errors import InputFileError, KernelNotFoundError, UsageError
+from ridgeline.errors import (
+    InputFileError,
+    KernelNotFoundError,
+    SourceError,
+    SourceTooLargeError,
+    UsageError,
+)
 from ridgeline.sources._ast import FileSet, scan
 from ridgeline.sources._build import errors_of
-from ridgeline.sources._clang import parse_text
+from ridgeline.sources._clang import parse_text, toolchain_dirs
+from ridgeline.sources._guard import check_includes, check_macro_growth
 from ridgeline.sources._text import SOURCE_EXTS, read_source, strip_comments
 from ridgeline.sources._textkernels import scan_cuda_kernels
 from ridgeline.sources.cuda import cuda_args, cuda_kernels
@@ -81,7 +88,12 @@ _FRONT = {"cuda": cuda_kernels, "opencl": opencl_kernels, "omp": omp_kernels}
 def _parse_one(path: str, lang: Language, files: FileSet, defines: list[str],
                incs: list[str], prog: Program) -> list[Kernel]:
     dirs = [os.path.dirname(path), *incs]
-    tu = parse_text(path, files.texts[path], _args_for(lang, path, defines, dirs))
+    guard = check_includes(path, files.texts[path], [*dirs, *toolchain_dirs()], dirs,
+                           toolchain_dirs())
+    prog.problems += guard.problems
+    check_macro_growth(guard.texts, path)
+    tu = parse_text(path, files.texts[path], _args_for(lang, path, defines, dirs),
+                    guard.overrides)
     prog.units.append(tu)
     decls = scan(tu, files)
     errs = errors_of(tu, files)
@@ -151,6 +163,8 @@ def load_program(
     for n in names:
         try:
             text, warns = read_source(n)
+        except SourceTooLargeError:
+            raise  # the same error in every command: never a silent skip or cut
         except InputFileError as e:
             prog.problems.append(str(e))
             continue
@@ -167,6 +181,8 @@ def load_program(
             continue
         try:
             ks = _parse_one(path, lang, files, defs, [*roots, *incs], prog)
+        except SourceError:  # over its time or memory budget: the command fails, clearly
+            raise
         except Exception as e:  # libclang failures must not stop the batch
             prog.problems.append(f"{path}: could not be parsed ({type(e).__name__}: {e})")
             continue
