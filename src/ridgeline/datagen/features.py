@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ridgeline._atomic import write_text_atomic
 from ridgeline.datagen.args import KernelSpec, kernel_hash, kernel_spec
 from ridgeline.errors import LaunchError, RidgelineError
 
@@ -114,10 +115,7 @@ def oclgrind_profile(source: str, timeout: float = 60.0, cache: bool = True) -> 
     except RidgelineError as e:
         prof = {"error": f"{type(e).__name__}: {str(e)[:300]}"}
     if cache:
-        f.parent.mkdir(parents=True, exist_ok=True)
-        tmp = f.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(prof))
-        os.replace(tmp, f)
+        write_text_atomic(f, json.dumps(prof))
     return prof
 
 

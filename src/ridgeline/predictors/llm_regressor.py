@@ -26,6 +26,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ridgeline._atomic import atomic_path
 from ridgeline.errors import MissingDataError, MissingDependencyError, NotFittedError
 from ridgeline.hardware import GPU, Counts
 from ridgeline.predictors.base import PREDICTORS, KernelRef, Launch, Prediction, Predictor
@@ -216,10 +217,8 @@ class LLMRegressor(Predictor):
                 vecs = self._pool([render_prompt(s) for s in chunk], grad=False).numpy()
                 for s, v in zip(chunk, vecs, strict=True):
                     cache[keys[s]] = v.astype("float32")
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(path.stem + f".{os.getpid()}.tmp.npz")
-            np.savez(tmp, **cache)
-            os.replace(tmp, path)
+            with atomic_path(path, suffix=".npz") as tmp:
+                np.savez(tmp, **cache)
         return {s: cache[keys[s]] for s in srcs}
 
     # -- head ---------------------------------------------------------------------------

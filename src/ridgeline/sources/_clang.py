@@ -20,6 +20,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from ridgeline._atomic import atomic_path
 from ridgeline.errors import MissingDependencyError
 from ridgeline.limits import parse_timeout
 from ridgeline.sources._guard import run_bounded
@@ -146,9 +147,8 @@ def precompiled(header: str, args: tuple[str, ...]) -> str | None:
         tu = ci.Index.create().parse(
             str(path), args=[*args, "-isystem", stub_dir(), "-resource-dir", resource_dir()],
             options=ci.TranslationUnit.PARSE_INCOMPLETE)
-        tmp = out.with_suffix(f".{os.getpid()}.tmp")
-        tu.save(str(tmp))
-        tmp.replace(out)
+        with atomic_path(out) as tmp:
+            tu.save(str(tmp))
     except Exception as e:  # a cache, never a failure
         log.debug("no precompiled %s: %s", header, e)
         return None
