@@ -9,9 +9,10 @@ below raise or lower a limit for one run.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
-from ridgeline.errors import SourceTooLargeError, UsageError
+from ridgeline.errors import InputFileError, SourceTooLargeError, UsageError
 
 __all__ = [
     "MAX_SOURCE_BYTES",
@@ -26,6 +27,7 @@ __all__ = [
     "max_source_bytes",
     "parse_timeout",
     "check_source_size",
+    "check_regular_source",
     "source_size_error",
 ]
 
@@ -95,3 +97,22 @@ def check_source_size(path: str | Path, size: int | None = None) -> None:
             return  # the reader reports an unreadable file
     if size > max_source_bytes():
         raise source_size_error(path, size)
+
+
+#: pseudo file systems whose "regular" files may block or never end (``/proc/kmsg``)
+PSEUDO_ROOTS = ("/proc/", "/sys/", "/dev/")
+
+
+def check_regular_source(path: str | Path) -> os.stat_result:
+    """Stat *path*; raise InputFileError unless it is a regular file outside the pseudo file
+    systems (a device, FIFO or ``/proc`` file would block the reader or never end)."""
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise InputFileError(f"{path}: cannot be read ({e.strerror or e})") from e
+    real = os.path.realpath(path)
+    if not stat.S_ISREG(st.st_mode) or real.startswith(PSEUDO_ROOTS):
+        raise InputFileError(f"{path}: not a regular source file ({real}); expected a C, C++, "
+                             "CUDA or OpenCL source file, not a device, FIFO, socket or "
+                             "/proc, /sys or /dev file")
+    return st

@@ -17,7 +17,12 @@ from functools import lru_cache
 from pathlib import Path
 
 from ridgeline.errors import InputFileError, KernelNotFoundError, SourceError
-from ridgeline.limits import MAX_EXPANDED_BYTES, MAX_MACRO_EXPANSIONS, check_source_size
+from ridgeline.limits import (
+    MAX_EXPANDED_BYTES,
+    MAX_MACRO_EXPANSIONS,
+    check_regular_source,
+    check_source_size,
+)
 from ridgeline.sources._text import split_top_level as split_top
 
 log = logging.getLogger(__name__)
@@ -562,8 +567,16 @@ def _source_files(sources: tuple[Path, ...]) -> list[Path]:
                                  "socket); expected a C/C++/CUDA/OpenCL source file or folder")
         else:
             raise InputFileError(f"source {str(s)!r} does not exist")
-    for p in files:
-        check_source_size(p)
+    for p in list(files):
+        try:
+            st = check_regular_source(p)
+        except InputFileError as e:
+            if p in sources:
+                raise
+            log.warning("skipped: %s", e)  # a link into /proc in a folder, as `kernels` does
+            files.remove(p)
+            continue
+        check_source_size(p, st.st_size)
     if not files:
         raise SourceError(
             f"no C/C++/CUDA/OpenCL source files in {[str(s) for s in sources]} "

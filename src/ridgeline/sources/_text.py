@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
-import stat
 from pathlib import Path
 
 from ridgeline.errors import InputFileError
-from ridgeline.limits import MAX_SOURCE_BYTES, check_source_size
+from ridgeline.limits import MAX_SOURCE_BYTES, check_regular_source, check_source_size
 
 __all__ = [
     "MAX_BYTES",
@@ -48,10 +47,7 @@ def read_source(path: str | Path) -> tuple[str, list[str]]:
     """Read one source file; returns (text, warnings). Raises InputFileError when unusable."""
     p = Path(path)
     try:
-        st = p.stat()
-        if not stat.S_ISREG(st.st_mode):
-            raise InputFileError(f"{p}: not a regular file (a device, FIFO or socket); "
-                                 "expected a C, C++, CUDA or OpenCL source file")
+        st = check_regular_source(p)
         check_source_size(p, st.st_size)
         data = p.read_bytes()
     except InputFileError:
