@@ -130,7 +130,8 @@ def _precision_of(stmt: str, ctx: _Ctx) -> str:
             ty = resolve_type(ty, aliases)
         if ty in _FP_TYPES:
             precs.add(_FP_TYPES[ty])
-    if re.search(r"\b\d+\.\d*(?:[eE][-+]?\d+)?f\b|\b\d+\.?\d*[eE][-+]?\d+f\b", stmt):
+    # `\d+(?:\.\d*)?`, not `\d+\.?\d*`: the latter splits a long digit run every way
+    if re.search(r"\b\d+\.\d*(?:[eE][-+]?\d+)?f\b|\b\d+(?:\.\d*)?[eE][-+]?\d+f\b", stmt):
         precs.add("sp")
     elif re.search(r"\b\d+\.\d+(?:[eE][-+]?\d+)?\b(?!f)", stmt) and not precs:
         precs.add("dp")
