@@ -16,6 +16,7 @@ from ridgeline.errors import InputFileError, SourceTooLargeError, UsageError
 
 __all__ = [
     "MAX_SOURCE_BYTES",
+    "MAX_SCANNED_HEADER_BYTES",
     "PARSE_TIMEOUT_S",
     "PARSE_MEMORY_BYTES",
     "MAX_MACRO_DEPTH",
@@ -33,6 +34,9 @@ __all__ = [
 
 #: largest source file read (HeCBench's largest is 2.4 MB); $RIDGELINE_MAX_SOURCE_BYTES
 MAX_SOURCE_BYTES = 8 * 1024 * 1024
+#: the text front end does not scan headers over this size found in a program folder (a
+#: warning says so; HeCBench's CImg.h, 2.4 MB, would take it 30 s and adds no kernel)
+MAX_SCANNED_HEADER_BYTES = 2_000_000
 #: wall-time budget of one libclang parse (a forked worker); $RIDGELINE_PARSE_TIMEOUT, 0 = none
 PARSE_TIMEOUT_S = 30.0
 #: address space a parse worker may add to its parent's before it is stopped

@@ -20,6 +20,7 @@ from ridgeline.errors import InputFileError, KernelNotFoundError, SourceError
 from ridgeline.limits import (
     MAX_EXPANDED_BYTES,
     MAX_MACRO_EXPANSIONS,
+    MAX_SCANNED_HEADER_BYTES,
     check_regular_source,
     check_source_size,
 )
@@ -44,6 +45,8 @@ __all__ = [
 
 SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".hh", ".cpp", ".cc", ".cxx", ".c", ".cl",
                    ".inc", ".hip")
+_HEADER_SUFFIXES = {".h", ".hpp", ".hh", ".cuh", ".inc"}
+_WARNED: set[Path] = set()  # large headers already reported
 _KEYWORDS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "else", "do",
              "defined", "__launch_bounds__", "__attribute__", "decltype", "alignas"}
 _LAUNCH = re.compile(r"\b(?P<name>[A-Za-z_]\w*)\s*(?P<targs><[^;<>]*(?:<[^;<>]*>[^;<>]*)*>)?\s*<<<")
@@ -577,6 +580,13 @@ def _source_files(sources: tuple[Path, ...]) -> list[Path]:
             files.remove(p)
             continue
         check_source_size(p, st.st_size)
+        if (st.st_size > MAX_SCANNED_HEADER_BYTES and p not in sources
+                and p.suffix.lower() in _HEADER_SUFFIXES):
+            if p not in _WARNED:
+                _WARNED.add(p)
+                log.warning("header %s (%d bytes) not scanned: over %d bytes", p, st.st_size,
+                            MAX_SCANNED_HEADER_BYTES)
+            files.remove(p)
     if not files:
         raise SourceError(
             f"no C/C++/CUDA/OpenCL source files in {[str(s) for s in sources]} "
