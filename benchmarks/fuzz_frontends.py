@@ -218,6 +218,8 @@ def run_input(work: Path, seed: int, index: int, limit: float) -> dict[str, obje
     res = _collect(pid, rd, limit)
     took = time.monotonic() - t0
     shutil.rmtree(folder, ignore_errors=True)
+    for f in (work / f"p{index}.csv", work / f"p{index}.out.csv"):
+        f.unlink(missing_ok=True)
     return {"index": index, "how": how, "file": name, "bytes": len(data), "seconds": took,
             **res}
 
