@@ -263,26 +263,38 @@ def warm_up() -> None:
 
 
 def fuzz(n: int, seed: int = 0, limit: float = 30.0, start: int = 0,
-         progress: bool = False) -> dict[str, object]:
-    """Run inputs start..start+n-1; returns the figures and the failing inputs."""
+         progress: bool = False, log: Path | None = None) -> dict[str, object]:
+    """Run inputs start..start+n-1; returns the figures and the failing inputs. With *log*,
+    each input's result is appended to that JSON-lines file as soon as it is known."""
     warm_up()
-    crashes, hangs, slowest, counts = [], [], (0.0, -1), {}
+    results = []
     with tempfile.TemporaryDirectory(prefix="ridgeline-fuzz-") as d:
         for i in range(start, start + n):
             r = run_input(Path(d), seed, i, limit)
-            secs = float(r["seconds"])  # type: ignore[arg-type]
-            slowest = max(slowest, (secs, i))
-            ops: dict[str, str] = r["ops"]  # type: ignore[assignment]
-            for k, v in ops.items():
-                counts[f"{k}:{v.split(':')[0]}"] = counts.get(f"{k}:{v.split(':')[0]}", 0) + 1
-            if r["hang"]:
-                hangs.append(r)
-            elif any(v.startswith("crash") for v in ops.values()):
-                crashes.append(r)
+            results.append(r)
+            if log is not None:
+                with log.open("a") as f:
+                    f.write(json.dumps(r) + "\n")
             if progress and (i - start + 1) % 250 == 0:
-                print(f"  {i - start + 1}/{n} inputs, {len(crashes)} crashes, "
-                      f"{len(hangs)} hangs", file=sys.stderr, flush=True)
-    return {"inputs": n, "seed": seed, "crashes": crashes, "hangs": hangs,
+                s = summarize(results, seed)
+                print(f"  {i - start + 1}/{n} inputs, {len(s['crashes'])} crashes, "
+                      f"{len(s['hangs'])} hangs", file=sys.stderr, flush=True)
+    return summarize(results, seed)
+
+
+def summarize(results: list[dict[str, object]], seed: int) -> dict[str, object]:
+    """The figures of a list of :func:`run_input` results."""
+    crashes, hangs, slowest, counts = [], [], (0.0, -1), {}
+    for r in results:
+        slowest = max(slowest, (float(r["seconds"]), int(r["index"])))  # type: ignore[arg-type]
+        ops: dict[str, str] = r["ops"]  # type: ignore[assignment]
+        for k, v in ops.items():
+            counts[f"{k}:{v.split(':')[0]}"] = counts.get(f"{k}:{v.split(':')[0]}", 0) + 1
+        if r["hang"]:
+            hangs.append(r)
+        elif any(v.startswith("crash") for v in ops.values()):
+            crashes.append(r)
+    return {"inputs": len(results), "seed": seed, "crashes": crashes, "hangs": hangs,
             "max_seconds": slowest[0], "slowest_input": slowest[1], "outcomes": counts}
 
 
@@ -319,10 +331,11 @@ def _parts(a: argparse.Namespace) -> dict[str, object]:
         for j in range(a.jobs):
             n = min(per, a.inputs - j * per)
             out = Path(d) / f"part{j}.json"
+            extra = ["--log", f"{a.log}.part{j}"] if a.log else []
             procs.append((out, subprocess.Popen(
                 [sys.executable, __file__, "--inputs", str(n), "--start", str(j * per),
                  "--seed", str(a.seed), "--limit", str(a.limit), "--cli", "0",
-                 "--json-out", str(out)])))
+                 "--json-out", str(out), *extra])))
         parts = []
         for out, p in procs:
             p.wait()
@@ -348,21 +361,30 @@ def main() -> int:
     ap.add_argument("--cli", type=int, default=20, help="inputs also run through the CLI")
     ap.add_argument("--jobs", type=int, default=1, help="processes sharing the inputs")
     ap.add_argument("--only", type=int, default=None, help="replay one input index")
+    ap.add_argument("--log", default=None, help="append each input's result to this "
+                    "JSON-lines file (with --jobs: one file per process, .partJ)")
+    ap.add_argument("--summarize", nargs="+", default=None, metavar="LOG",
+                    help="print the figures of earlier --log files and stop")
     ap.add_argument("--json-out", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
     t0 = time.time()
-    if a.only is not None:
+    if a.summarize:
+        rows = [json.loads(x) for f in a.summarize for x in Path(f).read_text().splitlines()]
+        res = summarize(rows, a.seed)
+        a.cli = 0
+    elif a.only is not None:
         name, data, how = make_input(a.seed, a.only)
         print(f"input {a.only}: {how} {name}, {len(data)} bytes")
         res = fuzz(1, a.seed, a.limit, start=a.only)
     elif a.jobs > 1:
         res = _parts(a)
     else:
-        res = fuzz(a.inputs, a.seed, a.limit, start=a.start, progress=True)
+        res = fuzz(a.inputs, a.seed, a.limit, start=a.start, progress=True,
+                   log=Path(a.log) if a.log else None)
     if a.json_out:
         Path(a.json_out).write_text(json.dumps(res))
         return 0
-    cli = cli_runs(a.cli, a.seed, a.limit) if a.only is None else {}
+    cli = cli_runs(a.cli, a.seed, a.limit) if a.only is None and a.cli else {}
     print(f"command: python {' '.join(sys.argv)}")
     print(f"inputs {res['inputs']} (seed {a.seed}), each through kernels, features, predict "
           f"and a predict-batch row; crashes {len(res['crashes'])}, hangs {len(res['hangs'])}"
