@@ -115,12 +115,15 @@ def _lost_cuda_kernels(path: str, files: FileSet, found: list[Kernel],
                        errs: list[tuple[str, int, str]]) -> list[Kernel]:
     """``__global__`` definitions in the text that the parser did not return."""
     have = {(k.name, k.file) for k in found}
+    mine = sorted((ln, m) for f, ln, m in errs if f == path)
+    lines = [ln for ln, _ in mine]
     out = []
     for name, line, params, has_body in scan_cuda_kernels(files.texts[path]):
         if (name, path) in have or not has_body:
             continue
-        near = [f"{path}:{ln}: {m}" for f, ln, m in errs if f == path and abs(ln - line) < 40]
-        why = f"; parse errors nearby, first: {near[0]}" if near else ""
+        i = bisect.bisect_right(lines, line - 40)  # the first error within 40 lines
+        near = mine[i] if i < len(mine) and lines[i] < line + 40 else None
+        why = f"; parse errors nearby, first: {path}:{near[0]}: {near[1]}" if near else ""
         k = Kernel(
             name=name, language="cuda", file=path, line=line,
             params=[_text_param(p) for p in params],
