@@ -404,7 +404,7 @@ def resolve_conditionals(text: str, defined: set[str], values: dict[str, str]) -
         return text
     lines = text.split("\n")
     stack: list[tuple[bool, bool]] = []  # (this branch active, some branch taken)
-    active = True
+    active, off = True, 0  # off: branches on the stack not taken
     for i, line in enumerate(lines):
         m = _COND.match(line)
         if not m:
@@ -413,6 +413,8 @@ def resolve_conditionals(text: str, defined: set[str], values: dict[str, str]) -
             continue
         kind, rest = m.group(1), m.group(2)
         nxt = next((x for x in lines[i + 1:i + 3] if x.strip()), "")
+        if stack and kind in ("elif", "else", "endif"):
+            off -= not stack[-1][0]  # the innermost branch changes or ends
         if kind in ("if", "ifdef", "ifndef"):
             v = _cond_value(kind, rest, defined, values, nxt)
             take = True if v is None else v
@@ -426,7 +428,9 @@ def resolve_conditionals(text: str, defined: set[str], values: dict[str, str]) -
             stack[-1] = (not stack[-1][1], True)
         elif kind == "endif" and stack:
             stack.pop()
-        active = all(a for a, _ in stack)
+        if stack and kind != "endif":
+            off += not stack[-1][0]
+        active = off == 0  # all(stack) per line would be quadratic in the nesting depth
         lines[i] = ""
     return "\n".join(lines)
 
