@@ -5,7 +5,6 @@ RidgelineErrors, each input within its time limit (the benchmark runs 5,000)."""
 from __future__ import annotations
 
 import pytest
-
 from benchmarks.fuzz_frontends import cli_runs, fuzz, make_input
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("clang")]
