@@ -18,6 +18,7 @@ __all__ = [
     "MissingDataError",
     "SchemaError",
     "InputFileError",
+    "SourceTooLargeError",
     "SourceError",
     "KernelNotFoundError",
     "CompileError",
@@ -81,6 +82,10 @@ class SchemaError(DataError):
 
 class InputFileError(DataError):
     """A file cannot be read (not UTF-8, binary, malformed)."""
+
+
+class SourceTooLargeError(InputFileError):
+    """A source file is over the size limit (every command refuses it; none reads part)."""
 
 
 class SourceError(RidgelineError):

@@ -4,7 +4,12 @@ from pathlib import Path
 
 import pytest
 
-from ridgeline.errors import InputFileError, KernelNotFoundError, RidgelineError
+from ridgeline.errors import (
+    InputFileError,
+    KernelNotFoundError,
+    RidgelineError,
+    SourceTooLargeError,
+)
 from ridgeline.sources import get_kernel, load_program, read_source
 from ridgeline.sources._text import MAX_BYTES
 
@@ -49,9 +54,9 @@ def test_huge_file_is_refused_with_its_size(tmp_path: Path) -> None:
     with big.open("wb") as f:
         f.write(b"// x\n" * (20 * 1024 * 1024 // 5))
     assert big.stat().st_size > MAX_BYTES
-    prog = load_program(big)
-    assert prog.kernels == []
-    assert "bytes" in prog.problems[0] and "at most" in prog.problems[0]
+    with pytest.raises(SourceTooLargeError, match=f"big.cu.*{big.stat().st_size:,} bytes.*"
+                       f"limit of {MAX_BYTES:,}"):
+        load_program(big)
 
 
 def test_unbalanced_braces_and_unknown_include(tmp_path: Path) -> None:

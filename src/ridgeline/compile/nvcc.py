@@ -15,6 +15,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from ridgeline._atomic import write_text_atomic
 from ridgeline.compile._tools import find_tool
 from ridgeline.errors import CompileError, UsageError
 
@@ -128,10 +129,7 @@ def compile_cuda(source: str | Path, arch: str = "sm_86", defines: list[str] | N
 
 def _store(cfile: Path, data: dict[str, Any]) -> None:
     try:
-        cfile.parent.mkdir(parents=True, exist_ok=True)
-        tmpf = cfile.with_suffix(f".{os.getpid()}.tmp")
-        tmpf.write_text(json.dumps(data))
-        tmpf.replace(cfile)
+        write_text_atomic(cfile, json.dumps(data))
     except OSError as e:
         log.warning("could not write the compile cache %s: %s", cfile, e)
 

@@ -9,12 +9,14 @@ quadratic when the middle size shows that a size-valued scalar bounds a loop.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 from pathlib import Path
 from typing import Any
 
+from ridgeline._atomic import write_text_atomic
 from ridgeline.datagen.args import KernelSpec, kernel_hash, kernel_spec
 from ridgeline.errors import LaunchError, RidgelineError
 from ridgeline.profiles.oclgrind_sampling import GROUP_SPREAD
@@ -83,11 +85,11 @@ def _cache_file(h: str, version: str = "v2") -> Path:
 def _legacy_values(h: str) -> dict[int, dict[str, float]]:
     """Counts at 256 and 1024 work-items recovered from a v1 cache entry (slope and
     intercept of the two-point fit), so they need not be measured again."""
-    f = _cache_file(h, "v1")
-    if not f.exists():
+    try:
+        old = json.loads(_cache_file(h, "v1").read_text())
+    except (OSError, ValueError):  # absent or unreadable: a miss
         return {}
-    old = json.loads(f.read_text())
-    if "error" in old or any(k not in old for k in PROFILE_KEYS):
+    if not isinstance(old, dict) or "error" in old or any(k not in old for k in PROFILE_KEYS):
         return {}
     return {g: {k: old[k][0] * g + old[k][1] for k in PROFILE_KEYS} for g in (256, 1024)}
 
@@ -112,8 +114,9 @@ def oclgrind_profile(source: str, timeout: float = 60.0, cache: bool = True,
 
     h = profile_key(source, build)
     f = _cache_file(h)
-    if cache and f.exists():
-        return dict(json.loads(f.read_text()))
+    if cache:
+        with contextlib.suppress(OSError, ValueError, TypeError):  # absent or unreadable: a miss
+            return dict(json.loads(f.read_text()))
     try:
         spec = kernel_spec(source, build=build)
         known = _legacy_values(h) if cache and not build else {}
@@ -142,10 +145,7 @@ def oclgrind_profile(source: str, timeout: float = 60.0, cache: bool = True,
     except RidgelineError as e:
         prof = {"error": f"{type(e).__name__}: {str(e)[:300]}"}
     if cache:
-        f.parent.mkdir(parents=True, exist_ok=True)
-        tmp = f.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(prof))
-        os.replace(tmp, f)
+        write_text_atomic(f, json.dumps(prof))
     return prof
 
 

@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ridgeline._atomic import atomic_path
+
 __all__ = ["ShardWriter", "done_kernels", "read_samples", "read_kernels"]
 
 _LIST_COLS = ("times_ns",)
@@ -86,9 +88,8 @@ class ShardWriter:
                 df[c] = df[c].map(lambda v: v if v is None or isinstance(v, str)
                                   else json.dumps(v))
         final = self.out / "shards" / f"{kind}-{tag}.parquet"
-        tmp = final.with_suffix(".tmp")
-        df.to_parquet(tmp, index=False)
-        os.replace(tmp, final)
+        with atomic_path(final) as tmp:
+            df.to_parquet(tmp, index=False)
 
     def flush(self) -> None:
         self._last = time.monotonic()

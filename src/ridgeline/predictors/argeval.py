@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ridgeline.errors import LaunchError
+from ridgeline.limits import MAX_EVAL_EXPANSIONS, MAX_MACRO_DEPTH
 
 __all__ = ["Unevaluable", "Env", "evaluate", "try_evaluate", "split_args", "TYPE_SIZES"]
 
@@ -113,10 +114,13 @@ def _tokens(text: str) -> list[tuple[str, str]]:
 
 
 class _Parser:
-    def __init__(self, text: str, env: Env, depth: int) -> None:
-        if depth > 20:
-            raise Unevaluable(f"macro expansion too deep at {text!r}")
+    def __init__(self, text: str, env: Env, depth: int, budget: list[int] | None = None) -> None:
+        if depth > MAX_MACRO_DEPTH:
+            raise Unevaluable(f"macro expansion deeper than {MAX_MACRO_DEPTH} levels at "
+                              f"{text[:80]!r}")
         self.text, self.env, self.depth = text, env, depth
+        #: macro expansions left for the whole expression (shared with nested parsers)
+        self.budget = [MAX_EVAL_EXPANSIONS] if budget is None else budget
         self.toks = _tokens(text)
         self.i = 0
         self.skip = 0  # > 0 while parsing a ternary branch that is not taken
@@ -283,7 +287,11 @@ class _Parser:
         if tok == "argc" and env.argv is not None:
             return len(env.argv)
         if tok in env.macros:
-            return _Parser(env.macros[tok], env, self.depth + 1).parse()
+            self.budget[0] -= 1
+            if self.budget[0] < 0:
+                raise Unevaluable(f"more than {MAX_EVAL_EXPANSIONS} macro expansions in one "
+                                  f"expression (at {tok!r})")
+            return _Parser(env.macros[tok], env, self.depth + 1, self.budget).parse()
         if base in _CONSTS:
             return _CONSTS[base]
         if self.skip:

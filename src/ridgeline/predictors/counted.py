@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
+from ridgeline._atomic import write_text_atomic
 from ridgeline.counting.records import upgrade_record
 from ridgeline.errors import LaunchError, RidgelineError
 from ridgeline.hardware import GPU, get_gpu
@@ -839,21 +840,19 @@ def _counter_digest() -> str:
 
 
 def _cache_read(path: Path) -> list[dict[str, Any]] | None:
-    if path.is_file():
-        try:
-            data: list[dict[str, Any]] = json.loads(path.read_text())
-            return data
-        except (OSError, ValueError):
-            return None
-    return None
+    """The cached records, or None for a miss (absent, unreadable or not a list: a
+    concurrent writer replaces entries atomically, so a reader never sees part of one)."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, list) else None
 
 
 def _cache_write(path: Path, recs: list[dict[str, Any]]) -> None:
-    """Atomically (a killed run leaves no half-written entry)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(recs, default=list))
-    tmp.replace(path)
+    """Atomically, through a temporary file of this writer's own (a killed run leaves no
+    half-written entry; two writers of one entry do not collide)."""
+    write_text_atomic(path, json.dumps(recs, default=list))
 
 
 def run_counts(program_dir: Path, args: str, kernel: str, gpus: Sequence[str | GPU],
@@ -923,9 +922,8 @@ def run_program_counts(program_dir: Path, args: str, kernels: list[str],
                         timeout=timeout, expect=wanted,
                         **(build_options(build, program_dir, strict=False) if build else {}))
     except ProgramRunError as e:
-        fail.parent.mkdir(parents=True, exist_ok=True)
-        fail.write_text(json.dumps({"cause": e.cause, "detail": e.detail[:500],
-                                    "timeout": timeout}))
+        write_text_atomic(fail, json.dumps({"cause": e.cause, "detail": e.detail[:500],
+                                            "timeout": timeout}))
         raise
     recs = [r.to_dict() for r in res]
     _cache_write(path, recs)

@@ -112,9 +112,10 @@ def _assign(stmt: str, env: Env) -> None:
 
 def _walk(body: str, env: Env) -> None:
     stack: list[bool] = []  # per open block: are its assignments taken?
+    dead = 0  # blocks on the stack not taken (all(stack) per statement is quadratic)
     last_if: bool | None = None
     for kind, text in _statements(body):
-        live = all(stack)
+        live = dead == 0
         if kind == "open":
             take = live
             if re.match(r"for\s*\(", text):
@@ -132,9 +133,10 @@ def _walk(body: str, env: Env) -> None:
             elif re.match(r"else\b", text):
                 take = live and last_if is not True
             stack.append(take)
+            dead += not take
         elif kind == "close":
             if stack:
-                stack.pop()
+                dead -= not stack.pop()
         elif live and text:
             if re.match(r"(for|while)\s*\(", text):
                 continue

@@ -26,6 +26,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ridgeline._atomic import atomic_path
 from ridgeline.errors import MissingDataError, MissingDependencyError, NotFittedError
 from ridgeline.hardware import GPU, Counts
 from ridgeline.predictors.base import PREDICTORS, KernelRef, Launch, Prediction, Predictor
@@ -212,6 +213,7 @@ class LLMRegressor(Predictor):
             self._ensure_backbone()
             self._model.eval()
             step = 8
+<<<<<<< HEAD
             n_rows = Counter(srcs)
             with tqdm(total=sum(n_rows[s] for s in todo), desc="embed", unit="row",
                       disable=not progress, leave=False) as bar:
@@ -225,6 +227,16 @@ class LLMRegressor(Predictor):
             tmp = path.with_name(path.stem + f".{os.getpid()}.tmp.npz")
             np.savez(tmp, **cache)
             os.replace(tmp, path)
+=======
+            for i in tqdm(range(0, len(todo), step), desc="embed", unit="batch",
+                          disable=not progress):
+                chunk = todo[i:i + step]
+                vecs = self._pool([render_prompt(s) for s in chunk], grad=False).numpy()
+                for s, v in zip(chunk, vecs, strict=True):
+                    cache[keys[s]] = v.astype("float32")
+            with atomic_path(path, suffix=".npz") as tmp:
+                np.savez(tmp, **cache)
+>>>>>>> h/parsing
         return {s: cache[keys[s]] for s in srcs}
 
     # -- head ---------------------------------------------------------------------------

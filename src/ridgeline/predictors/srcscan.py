@@ -8,6 +8,7 @@ what it cannot find it reports as missing instead of guessing.
 from __future__ import annotations
 
 import itertools
+import logging
 import re
 import warnings
 from collections.abc import Iterable
@@ -16,7 +17,16 @@ from functools import lru_cache
 from pathlib import Path
 
 from ridgeline.errors import InputFileError, KernelNotFoundError, SourceError
+from ridgeline.limits import (
+    MAX_EXPANDED_BYTES,
+    MAX_MACRO_EXPANSIONS,
+    MAX_SCANNED_HEADER_BYTES,
+    check_regular_source,
+    check_source_size,
+)
 from ridgeline.sources._text import split_top_level as split_top
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "SOURCE_SUFFIXES",
@@ -38,7 +48,8 @@ __all__ = [
 
 SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".hh", ".cpp", ".cc", ".cxx", ".c", ".cl",
                    ".inc", ".hip")
-_MAX_FILE = 2_000_000
+_HEADER_SUFFIXES = {".h", ".hpp", ".hh", ".cuh", ".inc"}
+_WARNED: set[Path] = set()  # large headers already reported
 _KEYWORDS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "else", "do",
              "defined", "__launch_bounds__", "__attribute__", "decltype", "alignas"}
 _LAUNCH = re.compile(r"\b(?P<name>[A-Za-z_]\w*)\s*(?P<targs><[^;<>]*(?:<[^;<>]*>[^;<>]*)*>)?\s*<<<")
@@ -48,7 +59,6 @@ _OMP_TARGET = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+omp[ \t]+target\b"
 _FN_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)]*)\)[ \t]*(.*)$", re.M)
 _DIRECTIVE = re.compile(r"^[ \t]*#(?:[^\n\\]|\\(?!\r?\n))*(?:\\\r?\n(?:[^\n\\]|\\(?!\r?\n))*)*",
                         re.M)
-_MAX_EXPANSIONS = 20000
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])[ \t]*(.*)$", re.M)
 
 
@@ -397,7 +407,7 @@ def resolve_conditionals(text: str, defined: set[str], values: dict[str, str]) -
         return text
     lines = text.split("\n")
     stack: list[tuple[bool, bool]] = []  # (this branch active, some branch taken)
-    active = True
+    active, off = True, 0  # off: branches on the stack not taken
     for i, line in enumerate(lines):
         m = _COND.match(line)
         if not m:
@@ -406,6 +416,8 @@ def resolve_conditionals(text: str, defined: set[str], values: dict[str, str]) -
             continue
         kind, rest = m.group(1), m.group(2)
         nxt = next((x for x in lines[i + 1:i + 3] if x.strip()), "")
+        if stack and kind in ("elif", "else", "endif"):
+            off -= not stack[-1][0]  # the innermost branch changes or ends
         if kind in ("if", "ifdef", "ifndef"):
             v = _cond_value(kind, rest, defined, values, nxt)
             take = True if v is None else v
@@ -419,7 +431,9 @@ def resolve_conditionals(text: str, defined: set[str], values: dict[str, str]) -
             stack[-1] = (not stack[-1][1], True)
         elif kind == "endif" and stack:
             stack.pop()
-        active = all(a for a, _ in stack)
+        if stack and kind != "endif":
+            off += not stack[-1][0]
+        active = off == 0  # all(stack) per line would be quadratic in the nesting depth
         lines[i] = ""
     return "\n".join(lines)
 
@@ -457,7 +471,10 @@ def expand_fn_macros(text: str, macros: dict[str, _FnMacro], passes: int = 3) ->
     """*text* with function-like macro invocations expanded outside preprocessor lines.
 
     Newlines inside an invocation are kept after its expansion, so line numbers hold; a
-    macro that mentions its own name is left alone (no recursion)."""
+    macro that mentions its own name is left alone (no recursion). At most
+    :data:`~ridgeline.limits.MAX_MACRO_EXPANSIONS` invocations are expanded, and none once the
+    text would grow past :data:`~ridgeline.limits.MAX_EXPANDED_BYTES` (a warning is logged;
+    the rest stays unexpanded)."""
     usable = {k: v for k, v in macros.items() if not re.search(rf"\b{re.escape(k)}\b", v.body)}
     if not usable:
         return text
@@ -465,34 +482,14 @@ def expand_fn_macros(text: str, macros: dict[str, _FnMacro], passes: int = 3) ->
                                                                       reverse=True)) + r")\s*\(")
     done = 0
     for _ in range(passes):
-        skip = [(d.start(), d.end()) for d in _DIRECTIVE.finditer(text)]
-        out: list[str] = []
-        pos, changed, si = 0, False, 0
-        for m in call.finditer(text):
-            if m.start() < pos:
-                continue
-            while si < len(skip) and skip[si][1] <= m.start():
-                si += 1
-            if si < len(skip) and skip[si][0] <= m.start():
-                continue
-            end = match_paren(text, m.end() - 1)
-            if end < 0 or done >= _MAX_EXPANSIONS:
-                continue
-            mac = usable[m.group(1)]
-            inner = text[m.end():end - 1]
-            args = split_top(inner) if inner.strip() else []
-            out.append(text[pos:m.start()])
-            out.append(_substitute(mac, [" ".join(a.split()) for a in args]))
-            out.append("\n" * text.count("\n", m.start(), end))
-            pos, changed = end, True
-            done += 1
-        if not changed:
+        text, n = _expand_pass(text, call, usable, MAX_MACRO_EXPANSIONS - done)
+        done += n
+        if not n:
             break
-        out.append(text[pos:])
-        text = "".join(out)
     return text
 
 
+<<<<<<< HEAD
 _STATEMENT = re.compile(r"^\s*(?:\{|do\b|if\b|for\b|while\b)|;|[^=!<>+\-*/%&|^]=(?!=)")
 
 
@@ -516,13 +513,47 @@ def expand_stmt_macros(text: str, macros: dict[str, str]) -> str:
     skip = [(d.start(), d.end()) for d in _DIRECTIVE.finditer(text)]
     out, pos, si = [], 0, 0
     for m in use.finditer(text):
+=======
+def _expand_pass(text: str, call: re.Pattern[str], usable: dict[str, _FnMacro],
+                 budget: int) -> tuple[str, int]:
+    """One left-to-right expansion pass: (new text, invocations expanded)."""
+    skip = [(d.start(), d.end()) for d in _DIRECTIVE.finditer(text)]
+    out: list[str] = []
+    pos, si, done, size = 0, 0, 0, len(text)
+    for m in call.finditer(text):
+        if m.start() < pos or done >= budget:
+            continue
+>>>>>>> h/parsing
         while si < len(skip) and skip[si][1] <= m.start():
             si += 1
         if si < len(skip) and skip[si][0] <= m.start():
             continue
+<<<<<<< HEAD
         out += [text[pos:m.start()], macros[m.group(1)]]
         pos = m.end()
     return "".join(out) + text[pos:]
+=======
+        end = match_paren(text, m.end() - 1)
+        if end < 0:
+            continue
+        inner = text[m.end():end - 1]
+        args = split_top(inner) if inner.strip() else []
+        new = _substitute(usable[m.group(1)], [" ".join(a.split()) for a in args])
+        new += "\n" * text.count("\n", m.start(), end)
+        if size + len(new) - (end - m.start()) > MAX_EXPANDED_BYTES:
+            log.warning("macro expansion stopped at %s(...): the text would pass %d bytes; "
+                        "the rest of the file is read unexpanded", m.group(1), MAX_EXPANDED_BYTES)
+            budget = done
+            continue
+        out += (text[pos:m.start()], new)
+        size += len(new) - (end - m.start())
+        pos = end
+        done += 1
+    if not done:
+        return text, 0
+    out.append(text[pos:])
+    return "".join(out), done
+>>>>>>> h/parsing
 
 
 @lru_cache(maxsize=64)
@@ -535,6 +566,7 @@ def _load_cached(key: tuple[tuple[str, float], ...], defines: tuple[str, ...] = 
             raw = p.read_bytes()
         except OSError as e:
             raise InputFileError(f"cannot read source {p}: {e}") from None
+        check_source_size(p, len(raw))  # it may have grown since it was listed
         if b"\0" in raw[:4096]:
             raise InputFileError(f"source {p} is binary, expected C/C++/CUDA text")
         prog.files[p.name] = strip_comments(raw.decode("utf-8", errors="replace"))
@@ -575,11 +607,31 @@ def source_files(sources: tuple[Path, ...]) -> list[Path]:
     for s in sources:
         if s.is_dir():
             files += sorted(p for p in s.rglob("*") if p.suffix.lower() in SOURCE_SUFFIXES
-                            and p.is_file() and p.stat().st_size <= _MAX_FILE)
+                            and p.is_file())
         elif s.is_file():
             files.append(s)
+        elif s.exists():
+            raise InputFileError(f"source {str(s)!r} is not a regular file (a device, FIFO or "
+                                 "socket); expected a C/C++/CUDA/OpenCL source file or folder")
         else:
             raise InputFileError(f"source {str(s)!r} does not exist")
+    for p in list(files):
+        try:
+            st = check_regular_source(p)
+        except InputFileError as e:
+            if p in sources:
+                raise
+            log.warning("skipped: %s", e)  # a link into /proc in a folder, as `kernels` does
+            files.remove(p)
+            continue
+        check_source_size(p, st.st_size)
+        if (st.st_size > MAX_SCANNED_HEADER_BYTES and p not in sources
+                and p.suffix.lower() in _HEADER_SUFFIXES):
+            if p not in _WARNED:
+                _WARNED.add(p)
+                log.warning("header %s (%d bytes) not scanned: over %d bytes", p, st.st_size,
+                            MAX_SCANNED_HEADER_BYTES)
+            files.remove(p)
     if not files:
         raise SourceError(
             f"no C/C++/CUDA/OpenCL source files in {[str(s) for s in sources]} "

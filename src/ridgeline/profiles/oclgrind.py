@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ridgeline._atomic import atomic_path
 from ridgeline.errors import (
     CompileError,
     ExecutionError,
@@ -242,14 +243,13 @@ def plugin_path() -> Path:
     out = _cache_dir() / f"ridgeline_counter_{digest}.so"
     if out.exists():
         return out
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(f".{os.getpid()}.tmp")
-    cmd = ["g++", "-std=c++17", "-O2", "-fno-rtti", "-shared", "-fPIC", f"-I{inc}",
-           str(_PLUGIN_SRC), "-o", str(tmp), "-loclgrind"]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    if res.returncode != 0:
-        raise CompileError(f"building the Oclgrind counting plugin failed: {res.stderr[-2000:]}")
-    os.replace(tmp, out)
+    with atomic_path(out, suffix=".so") as tmp:
+        cmd = ["g++", "-std=c++17", "-O2", "-fno-rtti", "-shared", "-fPIC", f"-I{inc}",
+               str(_PLUGIN_SRC), "-o", str(tmp), "-loclgrind"]
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        if res.returncode != 0:
+            raise CompileError("building the Oclgrind counting plugin failed: "
+                               f"{res.stderr[-2000:]}")
     return out
 
 

@@ -20,7 +20,10 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from ridgeline._atomic import atomic_path
 from ridgeline.errors import MissingDependencyError
+from ridgeline.limits import parse_timeout
+from ridgeline.sources._guard import run_bounded
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +32,7 @@ __all__ = [
     "precompiled",
     "resource_dir",
     "stub_dir",
+    "toolchain_dirs",
     "parse_text",
     "binary_operator",
     "unary_operator",
@@ -112,6 +116,13 @@ def resource_dir() -> str:
     )
 
 
+def toolchain_dirs() -> list[str]:
+    """Header folders the front ends need besides the program's: stubs, clang builtins and
+    the system C headers (clang's search order)."""
+    return [stub_dir(), str(Path(resource_dir()) / "include"), "/usr/local/include",
+            "/usr/include/x86_64-linux-gnu", "/usr/include/aarch64-linux-gnu", "/usr/include"]
+
+
 def stub_dir() -> str:
     """The folder of small CUDA/OpenMP stub headers shipped with ridgeline."""
     return str(Path(__file__).resolve().parent.parent / "data" / "stubs")
@@ -136,9 +147,8 @@ def precompiled(header: str, args: tuple[str, ...]) -> str | None:
         tu = ci.Index.create().parse(
             str(path), args=[*args, "-isystem", stub_dir(), "-resource-dir", resource_dir()],
             options=ci.TranslationUnit.PARSE_INCOMPLETE)
-        tmp = out.with_suffix(f".{os.getpid()}.tmp")
-        tu.save(str(tmp))
-        tmp.replace(out)
+        with atomic_path(out) as tmp:
+            tu.save(str(tmp))
     except Exception as e:  # a cache, never a failure
         log.debug("no precompiled %s: %s", header, e)
         return None
@@ -163,14 +173,28 @@ def clang_available() -> bool:
     return True
 
 
-def parse_text(filename: str, text: str, args: list[str]) -> Any:
-    """Parse *text* as if it were the file *filename*; returns a TranslationUnit."""
+def parse_text(filename: str, text: str, args: list[str],
+               overrides: dict[str, str] | None = None) -> Any:
+    """Parse *text* as if it were the file *filename*; returns a TranslationUnit.
+
+    *overrides* gives other files' contents (empty stand-ins for refused includes, see
+    :mod:`ridgeline.sources._guard`). The parse runs under the wall-time budget of
+    :func:`ridgeline.limits.parse_timeout` and raises SourceError when it overruns."""
     ci = cindex()
     index = ci.Index.create()
     full = [*args, "-resource-dir", resource_dir()]
     opts = ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD | _KEEP_GOING
+    unsaved = [(filename, text), *(overrides or {}).items()]
+
+    def parse() -> Any:
+        def once() -> Any:
+            return index.parse(filename, args=full, unsaved_files=unsaved, options=opts)
+
+        run_bounded(filename, once, parse_timeout())
+        return once()
+
     try:
-        tu = index.parse(filename, args=full, unsaved_files=[(filename, text)], options=opts)
+        tu = parse()
     except ci.TranslationUnitLoadError:
         if "-include-pch" not in args:
             raise
@@ -183,7 +207,7 @@ def parse_text(filename: str, text: str, args: list[str]) -> Any:
         header = Path(full[i + 1]).name.rsplit("-", 1)[0] + ".h"
         full[i:i + 2] = ["-include", header]
         log.warning("precompiled stub header rejected; parsing %s without it", filename)
-        tu = index.parse(filename, args=full, unsaved_files=[(filename, text)], options=opts)
+        tu = parse()
     return tu
 
 

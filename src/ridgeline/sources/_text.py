@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from ridgeline.errors import InputFileError
+from ridgeline.limits import MAX_SOURCE_BYTES, check_regular_source, check_source_size
 
 __all__ = [
     "MAX_BYTES",
@@ -18,8 +19,8 @@ __all__ = [
     "split_top_level",
 ]
 
-#: files larger than this are refused (``InputFileError``); HeCBench's largest file is ~1 MB
-MAX_BYTES = 8 * 1024 * 1024
+#: files larger than this are refused (``InputFileError``); see :mod:`ridgeline.limits`
+MAX_BYTES = MAX_SOURCE_BYTES
 
 SOURCE_EXTS = {".cu", ".cuh", ".cl", ".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".hh", ".inc"}
 
@@ -27,10 +28,7 @@ SOURCE_EXTS = {".cu", ".cuh", ".cl", ".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", 
 def decode_source(data: bytes, where: str) -> tuple[str, list[str]]:
     """Bytes -> text. Binary or oversized input raises; non-UTF-8 is read as Latin-1 with a
     warning returned beside the text."""
-    if len(data) > MAX_BYTES:
-        raise InputFileError(
-            f"{where}: file is {len(data):,} bytes; at most {MAX_BYTES:,} bytes of source are read"
-        )
+    check_source_size(where, len(data))
     nul = data.find(b"\0", 0, 65536)
     if nul >= 0:
         raise InputFileError(
@@ -49,11 +47,8 @@ def read_source(path: str | Path) -> tuple[str, list[str]]:
     """Read one source file; returns (text, warnings). Raises InputFileError when unusable."""
     p = Path(path)
     try:
-        if p.stat().st_size > MAX_BYTES:
-            raise InputFileError(
-                f"{p}: file is {p.stat().st_size:,} bytes; at most {MAX_BYTES:,} bytes of source "
-                "are read"
-            )
+        st = check_regular_source(p)
+        check_source_size(p, st.st_size)
         data = p.read_bytes()
     except InputFileError:
         raise

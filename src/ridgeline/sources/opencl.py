@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import re
 from typing import Any
 
 from ridgeline.sources._ast import FileSet, scan
 from ridgeline.sources._build import build_function_kernel, errors_of
+<<<<<<< HEAD
 from ridgeline.sources._clang import cindex, parse_text
 from ridgeline.sources.clbuild import BuildOptions
+=======
+from ridgeline.sources._clang import cindex, parse_text, toolchain_dirs
+from ridgeline.sources._guard import check_includes, check_macro_growth
+>>>>>>> h/parsing
 from ridgeline.sources.model import Kernel
 
 __all__ = ["opencl_args", "opencl_kernels", "parse_opencl", "check_opencl"]
+
+log = logging.getLogger(__name__)
 
 _KERNEL_RE = re.compile(r"\b(?:__)?kernel\b")
 
@@ -46,6 +55,7 @@ def parse_opencl(
     text: str, filename: str = "kernel.cl", defines: list[str] | None = None,
     build: BuildOptions | None = None,
 ) -> list[Kernel]:
+<<<<<<< HEAD
     """Kernels of one OpenCL C source given as text (e.g. a CLgen kernel); *build* holds
     the host's ``clBuildProgram`` options (macros, include folders)."""
     return check_opencl(text, filename, defines, build)[0]
@@ -66,3 +76,16 @@ def check_opencl(
     tu = parse_text(name, text, args)
     errors = errors_of(tu, files)
     return opencl_kernels(scan(tu, files), files, errors), [(ln, m) for _, ln, m in errors]
+=======
+    """Kernels of one OpenCL C source given as text (e.g. a CLgen kernel). Refused includes
+    are logged as warnings; a parse over its budget raises SourceError."""
+    name = os.path.normpath(os.path.abspath(filename))
+    files = FileSet(texts={name: text})
+    here = [os.path.dirname(name)]
+    guard = check_includes(name, text, [*here, *toolchain_dirs()], here, toolchain_dirs())
+    for p in guard.problems:
+        log.warning("%s", p)
+    check_macro_growth(guard.texts, name)
+    tu = parse_text(name, text, opencl_args(list(defines or []), []), guard.overrides)
+    return opencl_kernels(scan(tu, files), files, errors_of(tu, files))
+>>>>>>> h/parsing

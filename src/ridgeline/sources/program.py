@@ -11,10 +11,17 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ridgeline.errors import InputFileError, KernelNotFoundError, UsageError
+from ridgeline.errors import (
+    InputFileError,
+    KernelNotFoundError,
+    SourceError,
+    SourceTooLargeError,
+    UsageError,
+)
 from ridgeline.sources._ast import FileSet, scan
 from ridgeline.sources._build import errors_of
-from ridgeline.sources._clang import parse_text
+from ridgeline.sources._clang import parse_text, toolchain_dirs
+from ridgeline.sources._guard import check_includes, check_macro_growth
 from ridgeline.sources._text import SOURCE_EXTS, read_source, strip_comments
 from ridgeline.sources._textkernels import scan_cuda_kernels
 from ridgeline.sources.build import BuildFlags, ProgramBuild
@@ -82,7 +89,12 @@ _FRONT = {"cuda": cuda_kernels, "opencl": opencl_kernels, "omp": omp_kernels}
 def _parse_one(path: str, lang: Language, files: FileSet, defines: list[str],
                incs: list[str], prog: Program) -> list[Kernel]:
     dirs = [os.path.dirname(path), *incs]
-    tu = parse_text(path, files.texts[path], _args_for(lang, path, defines, dirs))
+    guard = check_includes(path, files.texts[path], [*dirs, *toolchain_dirs()], dirs,
+                           toolchain_dirs())
+    prog.problems += guard.problems
+    check_macro_growth(guard.texts, path)
+    tu = parse_text(path, files.texts[path], _args_for(lang, path, defines, dirs),
+                    guard.overrides)
     prog.units.append(tu)
     decls = scan(tu, files)
     errs = errors_of(tu, files)
@@ -104,12 +116,15 @@ def _lost_cuda_kernels(path: str, files: FileSet, found: list[Kernel],
                        errs: list[tuple[str, int, str]]) -> list[Kernel]:
     """``__global__`` definitions in the text that the parser did not return."""
     have = {(k.name, k.file) for k in found}
+    mine = sorted((ln, m) for f, ln, m in errs if f == path)
+    lines = [ln for ln, _ in mine]
     out = []
     for name, line, params, has_body in scan_cuda_kernels(files.texts[path]):
         if (name, path) in have or not has_body:
             continue
-        near = [f"{path}:{ln}: {m}" for f, ln, m in errs if f == path and abs(ln - line) < 40]
-        why = f"; parse errors nearby, first: {near[0]}" if near else ""
+        i = bisect.bisect_right(lines, line - 40)  # the first error within 40 lines
+        near = mine[i] if i < len(mine) and lines[i] < line + 40 else None
+        why = f"; parse errors nearby, first: {path}:{near[0]}: {near[1]}" if near else ""
         k = Kernel(
             name=name, language="cuda", file=path, line=line,
             params=[_text_param(p) for p in params],
@@ -156,6 +171,8 @@ def load_program(
     for n in names:
         try:
             text, warns = read_source(n)
+        except SourceTooLargeError:
+            raise  # the same error in every command: never a silent skip or cut
         except InputFileError as e:
             prog.problems.append(str(e))
             continue
@@ -178,6 +195,8 @@ def load_program(
                 fincs = [*(os.path.normpath(i) for i in flags.includes if str(i) not in incs),
                          *incs]
             ks = _parse_one(path, lang, files, fdefs, [*roots, *fincs], prog)
+        except SourceError:  # over its time or memory budget: the command fails, clearly
+            raise
         except Exception as e:  # libclang failures must not stop the batch
             prog.problems.append(f"{path}: could not be parsed ({type(e).__name__}: {e})")
             continue

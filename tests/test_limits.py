@@ -1,0 +1,79 @@
+"""The limits of ridgeline.limits hold alike in every command and front end."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from ridgeline.cli import main
+from ridgeline.errors import UsageError
+from ridgeline.limits import max_source_bytes, parse_timeout
+from ridgeline.predictors import argeval, srcscan
+from ridgeline.predictors.batch import analyze_rows
+from ridgeline.sources import clang_available
+
+SAXPY = Path(__file__).resolve().parent.parent / "src/ridgeline/data/samples/saxpy/main.cu"
+
+
+def _too_big(tmp_path: Path) -> Path:
+    d = tmp_path / "big-cuda"
+    d.mkdir()
+    (d / "main.cu").write_text(SAXPY.read_text() + "// " + "x" * 4000 + "\n")
+    return d
+
+
+def test_an_over_size_source_is_the_same_error_in_every_command(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("RIDGELINE_MAX_SOURCE_BYTES", "4000")
+    d = _too_big(tmp_path)
+    size = (d / "main.cu").stat().st_size
+    want = f"main.cu: source file is {size:,} bytes, over the limit of 4,000 bytes"
+    commands = [["predict", str(d), "--kernel", "saxpy", "--gpu", "a100"]]
+    if clang_available():
+        commands += [["kernels", str(d)], ["features", str(d), "--kernel", "saxpy"]]
+    for argv in commands:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert want in err and "RIDGELINE_MAX_SOURCE_BYTES" in err, (argv, err)
+    rows = pd.DataFrame([{"source": d.name, "kernel": "saxpy", "model_type": "cuda",
+                          "block_size": "", "grid_size": "", "exe_args": ""}])
+    out = analyze_rows(rows, tmp_path, jobs=1, progress=False)
+    assert out["error"][0].startswith("SourceTooLargeError:") and want in out["error"][0]
+
+
+def test_limits_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RIDGELINE_PARSE_TIMEOUT", "2.5")
+    assert parse_timeout() == 2.5
+    monkeypatch.setenv("RIDGELINE_MAX_SOURCE_BYTES", "lots")
+    with pytest.raises(UsageError, match="RIDGELINE_MAX_SOURCE_BYTES='lots' is not a number"):
+        max_source_bytes()
+
+
+def test_doubling_macro_in_a_host_expression_stops_quickly() -> None:
+    macros = {"A0": "1"} | {f"A{i}": f"(A{i - 1} + A{i - 1})" for i in range(1, 30)}
+    env = argeval.Env(macros=macros)
+    t = time.monotonic()
+    with pytest.raises(argeval.Unevaluable, match="deeper than 20 levels"):
+        argeval.evaluate("A29", env)
+    with pytest.raises(argeval.Unevaluable, match="more than 5000 macro expansions in one "):
+        argeval.evaluate("A15", env)
+    assert time.monotonic() - t < 2
+    assert argeval.evaluate("A10", env) == 1024  # within the budget: evaluated
+
+
+def test_macro_expansion_stops_at_the_size_limit_with_a_warning(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setattr(srcscan, "MAX_EXPANDED_BYTES", 40_000)
+    macros = srcscan.fn_macros({"a.cu": "#define F(x) x + x + x + x + x + x + x + x\n"})
+    text = "int y = F(1);\n" * 2000
+    with caplog.at_level(logging.WARNING):
+        out = srcscan.expand_fn_macros(text, macros)
+    assert len(text) < len(out) <= 40_000
+    assert "F(1)" in out and "1 + 1" in out  # partly expanded, the rest left as written
+    assert any("macro expansion stopped" in r.message for r in caplog.records)
+    assert out.count("\n") == text.count("\n")
