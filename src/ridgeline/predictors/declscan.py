@@ -16,6 +16,9 @@ __all__ = ["declared_types"]
 
 _DECL = re.compile(r"\b(?:const\s+)?(unsigned\s+\w+|[A-Za-z_]\w*)\s*\*?\s+"
                    r"\*?\s*([A-Za-z_]\w*)\s*(?=[=;,\[)])")
+#: a run of whitespace, made one space before matching: the same matches (the patterns only ask
+#: for \s), and _DECL's `\s*\*?\s+` cannot split a run of 10,000 blank lines every way
+_WS_RUN = re.compile(r"\s{2,}")
 _NOT_TYPES = {"return", "else", "case", "goto", "new", "delete", "throw", "sizeof"}
 #: text before a `T * name` match that makes it an expression: an operator or an opening
 #: subscript, or a keyword that starts an expression
@@ -81,6 +84,7 @@ def declared_types(text: str, params: list[Param], arrays: bool = False
     """(variable types, global pointers with element types, shared/local arrays) declared in
     *text* or as *params*; with *arrays*, fixed-size arrays and vectors count as global
     memory too (host arrays that an OpenMP target region maps to the device)."""
+    text = _WS_RUN.sub(" ", text)
     types: dict[str, str] = {}
     pointers: dict[str, str] = {}
     for p in params:

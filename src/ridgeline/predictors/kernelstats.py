@@ -383,54 +383,6 @@ def _body(text: str, after: int) -> tuple[str, int]:
     return text[i:end], end
 
 
-<<<<<<< HEAD
-=======
-_WS_RUN = re.compile(r"\s{2,}")
-_ARRAY_PTR = re.compile(r"\b([A-Za-z_]\w*)\s*\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\[")
-_VECTOR = re.compile(r"\b(?:std::)?vector\s*<\s*(?:const\s+)?([\w:]+)\s*>\s*&?\s*([A-Za-z_]\w*)")
-_ARRAY = re.compile(r"\b([A-Za-z_]\w*)\s+([A-Za-z_]\w*)\s*\[[^\]]+\]\s*(?:\[[^\]]+\]\s*)*[;=,]")
-
-
-def _types(text: str, params: list[Param], arrays: bool = False
-           ) -> tuple[dict[str, str], dict[str, str], set[str]]:
-    """(variable types, global pointers with element types, shared/local arrays) declared in
-    *text* or as *params*; with *arrays*, fixed-size arrays and vectors count as global
-    memory too (host arrays that an OpenMP target region maps to the device)."""
-    # one space for each run of whitespace: the same matches (the patterns only ask for
-    # \s), and _DECL's `\s*\*?\s+` cannot split a run of 10,000 blank lines every way
-    text = _WS_RUN.sub(" ", text)
-    types: dict[str, str] = {}
-    pointers: dict[str, str] = {}
-    for p in params:
-        (pointers if p.pointer else types)[p.name] = p.type
-    for m in _ARRAY_PTR.finditer(text):  # T (*p)[N]
-        pointers.setdefault(m.group(2), m.group(1))
-    if arrays:
-        for m in _VECTOR.finditer(text):
-            pointers.setdefault(m.group(2), m.group(1))
-        for m in _ARRAY.finditer(text):
-            if m.group(1) not in ("return", "else", "case", "new", "delete", "__shared__"):
-                pointers.setdefault(m.group(2), m.group(1))
-    shared: set[str] = set()
-    # at most six qualifier words: an unbounded `(?:\w+\s+)*?` backtracks without end on a
-    # `__shared__` followed by a long run of words that never completes a declaration
-    for m in re.finditer(r"__shared__\s+(?:\w+\s+){0,6}?([\w:]+)\s+([A-Za-z_]\w*)", text):
-        shared.add(m.group(2))
-    for m in re.finditer(r"\b__local\s+\w+\s*\*?\s*([A-Za-z_]\w*)", text):
-        shared.add(m.group(1))
-    for m in _DECL.finditer(text):
-        ty, name = m.group(1), m.group(2)
-        if ty in ("return", "else", "case", "goto", "new", "delete"):
-            continue
-        full = text[m.start():m.end()]
-        if "*" in full and name not in shared:
-            pointers.setdefault(name, ty)
-        else:
-            types.setdefault(name, ty)
-    return types, pointers, shared
-
-
->>>>>>> h/parsing
 def analyze(body: str, params: list[Param], env: Env, extra_pointers: dict[str, str] | None = None,
             callees: Callees | None = None) -> Stats:
     """Weighted counts for *body* with kernel parameters bound in *env*; calls of the

@@ -213,7 +213,6 @@ class LLMRegressor(Predictor):
             self._ensure_backbone()
             self._model.eval()
             step = 8
-<<<<<<< HEAD
             n_rows = Counter(srcs)
             with tqdm(total=sum(n_rows[s] for s in todo), desc="embed", unit="row",
                       disable=not progress, leave=False) as bar:
@@ -223,20 +222,8 @@ class LLMRegressor(Predictor):
                     for s, v in zip(chunk, vecs, strict=True):
                         cache[keys[s]] = v.astype("float32")
                     bar.update(sum(n_rows[s] for s in chunk))
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(path.stem + f".{os.getpid()}.tmp.npz")
-            np.savez(tmp, **cache)
-            os.replace(tmp, path)
-=======
-            for i in tqdm(range(0, len(todo), step), desc="embed", unit="batch",
-                          disable=not progress):
-                chunk = todo[i:i + step]
-                vecs = self._pool([render_prompt(s) for s in chunk], grad=False).numpy()
-                for s, v in zip(chunk, vecs, strict=True):
-                    cache[keys[s]] = v.astype("float32")
             with atomic_path(path, suffix=".npz") as tmp:
                 np.savez(tmp, **cache)
->>>>>>> h/parsing
         return {s: cache[keys[s]] for s in srcs}
 
     # -- head ---------------------------------------------------------------------------

@@ -489,7 +489,6 @@ def expand_fn_macros(text: str, macros: dict[str, _FnMacro], passes: int = 3) ->
     return text
 
 
-<<<<<<< HEAD
 _STATEMENT = re.compile(r"^\s*(?:\{|do\b|if\b|for\b|while\b)|;|[^=!<>+\-*/%&|^]=(?!=)")
 
 
@@ -511,9 +510,23 @@ def expand_stmt_macros(text: str, macros: dict[str, str]) -> str:
         return text
     use = re.compile(r"\b(" + "|".join(re.escape(k) for k in macros) + r")\b(?!\s*\()")
     skip = [(d.start(), d.end()) for d in _DIRECTIVE.finditer(text)]
-    out, pos, si = [], 0, 0
+    out, pos, si, size = [], 0, 0, len(text)
     for m in use.finditer(text):
-=======
+        while si < len(skip) and skip[si][1] <= m.start():
+            si += 1
+        if si < len(skip) and skip[si][0] <= m.start():
+            continue
+        size += len(macros[m.group(1)]) - (m.end() - m.start())
+        if size > MAX_EXPANDED_BYTES:
+            log.warning("statement macro expansion stopped at %s: the text would pass %d "
+                        "bytes; the rest of the file is read unexpanded", m.group(1),
+                        MAX_EXPANDED_BYTES)
+            break
+        out += [text[pos:m.start()], macros[m.group(1)]]
+        pos = m.end()
+    return "".join(out) + text[pos:]
+
+
 def _expand_pass(text: str, call: re.Pattern[str], usable: dict[str, _FnMacro],
                  budget: int) -> tuple[str, int]:
     """One left-to-right expansion pass: (new text, invocations expanded)."""
@@ -523,16 +536,10 @@ def _expand_pass(text: str, call: re.Pattern[str], usable: dict[str, _FnMacro],
     for m in call.finditer(text):
         if m.start() < pos or done >= budget:
             continue
->>>>>>> h/parsing
         while si < len(skip) and skip[si][1] <= m.start():
             si += 1
         if si < len(skip) and skip[si][0] <= m.start():
             continue
-<<<<<<< HEAD
-        out += [text[pos:m.start()], macros[m.group(1)]]
-        pos = m.end()
-    return "".join(out) + text[pos:]
-=======
         end = match_paren(text, m.end() - 1)
         if end < 0:
             continue
@@ -553,7 +560,6 @@ def _expand_pass(text: str, call: re.Pattern[str], usable: dict[str, _FnMacro],
         return text, 0
     out.append(text[pos:])
     return "".join(out), done
->>>>>>> h/parsing
 
 
 @lru_cache(maxsize=64)

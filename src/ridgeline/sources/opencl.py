@@ -9,13 +9,9 @@ from typing import Any
 
 from ridgeline.sources._ast import FileSet, scan
 from ridgeline.sources._build import build_function_kernel, errors_of
-<<<<<<< HEAD
-from ridgeline.sources._clang import cindex, parse_text
-from ridgeline.sources.clbuild import BuildOptions
-=======
 from ridgeline.sources._clang import cindex, parse_text, toolchain_dirs
 from ridgeline.sources._guard import check_includes, check_macro_growth
->>>>>>> h/parsing
+from ridgeline.sources.clbuild import BuildOptions
 from ridgeline.sources.model import Kernel
 
 __all__ = ["opencl_args", "opencl_kernels", "parse_opencl", "check_opencl"]
@@ -55,9 +51,9 @@ def parse_opencl(
     text: str, filename: str = "kernel.cl", defines: list[str] | None = None,
     build: BuildOptions | None = None,
 ) -> list[Kernel]:
-<<<<<<< HEAD
     """Kernels of one OpenCL C source given as text (e.g. a CLgen kernel); *build* holds
-    the host's ``clBuildProgram`` options (macros, include folders)."""
+    the host's ``clBuildProgram`` options (macros, include folders). Refused includes are
+    logged as warnings; a parse over its budget raises SourceError."""
     return check_opencl(text, filename, defines, build)[0]
 
 
@@ -65,27 +61,19 @@ def check_opencl(
     text: str, filename: str = "kernel.cl", defines: list[str] | None = None,
     build: BuildOptions | None = None,
 ) -> tuple[list[Kernel], list[tuple[int, str]]]:
-    """Kernels of *text*, and every parse error located in *text* itself (line, message)."""
-    import os
-
+    """Kernels of *text*, and every parse error located in *text* itself (line, message).
+    Includes may reach the kernel's folder, the build's include folders and the toolchain's
+    headers, and only regular files (:func:`ridgeline.sources._guard.check_includes`)."""
     build = build or BuildOptions()
     name = os.path.normpath(os.path.abspath(filename))
     files = FileSet(texts={name: text})
-    args = opencl_args(list(defines or []) + list(build.defines), list(build.include_dirs),
-                       build.cl_std() or "CL1.2")
-    tu = parse_text(name, text, args)
-    errors = errors_of(tu, files)
-    return opencl_kernels(scan(tu, files), files, errors), [(ln, m) for _, ln, m in errors]
-=======
-    """Kernels of one OpenCL C source given as text (e.g. a CLgen kernel). Refused includes
-    are logged as warnings; a parse over its budget raises SourceError."""
-    name = os.path.normpath(os.path.abspath(filename))
-    files = FileSet(texts={name: text})
-    here = [os.path.dirname(name)]
+    here = [os.path.dirname(name), *(str(d) for d in build.include_dirs)]
     guard = check_includes(name, text, [*here, *toolchain_dirs()], here, toolchain_dirs())
     for p in guard.problems:
         log.warning("%s", p)
     check_macro_growth(guard.texts, name)
-    tu = parse_text(name, text, opencl_args(list(defines or []), []), guard.overrides)
-    return opencl_kernels(scan(tu, files), files, errors_of(tu, files))
->>>>>>> h/parsing
+    args = opencl_args(list(defines or []) + list(build.defines), list(build.include_dirs),
+                       build.cl_std() or "CL1.2")
+    tu = parse_text(name, text, args, guard.overrides)
+    errors = errors_of(tu, files)
+    return opencl_kernels(scan(tu, files), files, errors), [(ln, m) for _, ln, m in errors]
