@@ -312,14 +312,7 @@ def _print_sealed(sealed: dict[str, Any]) -> None:
               f"{_fmt_cls(spa['learned'])}")
     for name in ("sealed", "sealed_unseen_gpu"):
         for g, r in sealed.get(name, {}).items():
-            line = (f"{name} {g}: rows {r['rows']} class {_fmt_cls(r['class_learned'])}; "
-                    f"time {_fmt_time(r['time_learned'], r.get('time_range'))}")
-            cr = r.get("counted_rows")
-            if cr and cr.get("rows"):
-                line += (f" | counted rows {cr['rows']} ({cr['coverage']:.1%}): class "
-                         f"{_fmt_cls(cr['class_learned'])}; time "
-                         f"{_fmt_time(cr['time_learned'], cr.get('time_range'))}")
-            print(line)
+            print(_protocol_line(name, g, r))
 
 
 def _fmt_cls(d: dict[str, Any]) -> str:
@@ -345,14 +338,19 @@ def _print_summary(pa: dict[str, Any], prot: dict[str, Any]) -> None:
         for g, r in prot.get(name, {}).items():
             if g.startswith("_") or not isinstance(r, dict) or "class_learned" not in r:
                 continue
-            line = (f"{name} {g}: rows {r['rows']} class {_fmt_cls(r['class_learned'])}; "
-                    f"time {_fmt_time(r['time_learned'], r.get('time_range'))}")
-            cr = r.get("counted_rows")
-            if cr and cr.get("rows"):
-                line += (f" | counted rows {cr['rows']} ({cr['coverage']:.1%}): class "
-                         f"{_fmt_cls(cr['class_learned'])}; time "
-                         f"{_fmt_time(cr['time_learned'], cr.get('time_range'))}")
-            print(line)
+            print(_protocol_line(name, g, r))
+
+
+def _protocol_line(name: str, gpu: str, r: dict[str, Any]) -> str:
+    """One protocol's class and time figures on one GPU, then on its rows with counts."""
+    line = (f"{name} {gpu}: rows {r['rows']} class {_fmt_cls(r['class_learned'])}; "
+            f"time {_fmt_time(r['time_learned'], r.get('time_range'))}")
+    cr = r.get("counted_rows")
+    if cr and cr.get("rows"):
+        line += (f" | counted rows {cr['rows']} ({cr['coverage']:.1%}): class "
+                 f"{_fmt_cls(cr['class_learned'])}; time "
+                 f"{_fmt_time(cr['time_learned'], cr.get('time_range'))}")
+    return line
 
 
 def _strip(d: Any) -> Any:
