@@ -1,4 +1,4 @@
-"""The sandbox of count-run (counting.sandbox): real misbehaving programs, compiled and run
+"""The sandbox of count-run (ridgeline.sandbox): real misbehaving programs, compiled and run
 through it, each stopped or refused with its reason, within its limit, leaving nothing
 behind."""
 
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from ridgeline.counting import sandbox
+from ridgeline import sandbox
 from ridgeline.counting.runner import RunResult, classify_failure, run_limited
-from ridgeline.counting.sandbox import Limits
+from ridgeline.sandbox import Limits
 from ridgeline.errors import MissingDependencyError, UsageError
 from tests.conftest import require
 from tests.counting.conftest import PROGRAMS
@@ -185,7 +185,7 @@ def test_the_fallback_kills_the_whole_tree(box: dict, caplog: pytest.LogCaptureF
     that left it with setsid found by the run's token in their environment."""
     sandbox._warn_once.cache_clear()
     marker = f"fallback-{uuid.uuid4().hex[:8]}"
-    with caplog.at_level(logging.WARNING, logger="ridgeline.counting.sandbox"):
+    with caplog.at_level(logging.WARNING, logger="ridgeline.sandbox"):
         res = _run(box, "detach", "4", marker, mode="none")
         assert res.isolation == "none" and "detached=4" in res.stdout
         assert _alive(marker) == []
@@ -215,7 +215,7 @@ def test_a_required_sandbox_that_cannot_start_is_an_error(
     try:
         with pytest.raises(MissingDependencyError, match=r"bwrap, prlimit.* not found"):
             sandbox.isolation("bwrap")
-        with caplog.at_level(logging.WARNING, logger="ridgeline.counting.sandbox"):
+        with caplog.at_level(logging.WARNING, logger="ridgeline.sandbox"):
             assert sandbox.isolation("auto") == sandbox.isolation("auto") == "none"
         (warned,) = caplog.records
         assert "bubblewrap cannot start" in warned.getMessage()

@@ -122,7 +122,7 @@ class CountedLaunches(list[LaunchCount]):
     purpose once the wanted launches were counted)."""
 
     stopped: str | None = None
-    #: how the program was isolated while it ran: "bwrap" or "none" (counting.sandbox)
+    #: how the program was isolated while it ran: "bwrap" or "none" (ridgeline.sandbox)
     isolation: str | None = None
 
 

@@ -7,9 +7,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ridgeline.counting import sandbox
+from ridgeline import sandbox
 from ridgeline.counting.base import ProgramRunError
-from ridgeline.counting.sandbox import Limits
+from ridgeline.sandbox import Limits
 
 __all__ = ["EXIT_STALL", "RunResult", "run_limited", "CWD_OVERLAY"]
 
@@ -34,14 +34,14 @@ class RunResult:
     timed_out: bool
     #: stopped on purpose, *idle_stop* seconds after the last counted launch
     idle_stopped: bool = False
-    #: how the program was isolated: "bwrap" or "none" (see :mod:`.sandbox`)
+    #: how the program was isolated: "bwrap" or "none" (see :mod:`ridgeline.sandbox`)
     isolation: str = "none"
 
 
 def run_limited(exe: Path, args: list[str], cwd: Path, env: dict[str, str], timeout: float,
                 memory_gb: float, idle_stop: float | None = None, work: Path | None = None,
                 sandbox_mode: str | None = None) -> RunResult:
-    """Run *exe* in the sandbox (:func:`.sandbox.run`): *cwd* (the program's folder)
+    """Run *exe* in the sandbox (:func:`ridgeline.sandbox.run`): *cwd* (the program's folder)
     read-only, what it writes there going to :data:`CWD_OVERLAY` in *work* (default: the
     folder of ``RL_OUT``), *work* writable. Kill it after *timeout* seconds, or *idle_stop*
     seconds after the last counted launch was written (the rest is host-side work: result

@@ -15,7 +15,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from ridgeline.counting import sandbox
+from ridgeline import sandbox
 from ridgeline.counting.divisions import keep_negative_one_divisions, keep_sign_products
 from ridgeline.counting.instrument import (
     OMP_PREFIX,
@@ -29,7 +29,7 @@ from ridgeline.counting.instrument import (
 )
 from ridgeline.counting.mathops import DEFAULT_ARCH
 from ridgeline.counting.ompshared import scope_team_variables
-from ridgeline.counting.sandbox import Limits
+from ridgeline.sandbox import Limits
 from ridgeline.errors import CompileError, MissingDependencyError
 
 __all__ = ["Toolchain", "find_toolchain", "BuildSpec", "build_instrumented", "runtime_dir",
@@ -151,8 +151,8 @@ CODEGEN_PASSES: dict[str, str] = {
 @dataclass(frozen=True)
 class _Box:
     """Where a build's commands run: *workdir* writable, *readable* read-only (sources,
-    include folders, the counting runtime); the rest of the filesystem as :mod:`.sandbox`
-    mounts it."""
+    include folders, the counting runtime); the rest of the filesystem as
+    :mod:`ridgeline.sandbox` mounts it."""
 
     workdir: Path
     readable: tuple[Path, ...]

@@ -1,7 +1,11 @@
-"""Run the commands of a count-run (compiler, linker, the instrumented program) isolated.
+"""Run the commands that touch a user's program isolated: a count-run's compiler, linker and
+instrumented program (:mod:`ridgeline.counting`), an OpenCL host program under Oclgrind
+(:func:`ridgeline.profiles.oclgrind.profile_program`) and nvcc, ptxas and cuobjdump on CUDA
+sources (:mod:`ridgeline.compile.nvcc`).
 
-A counted program is code the user may not have written. Every command runs through
-:func:`run`, under bubblewrap (``bwrap``) when it can start here:
+A program is code the user may not have written, and a compiler reads whatever its sources
+include. Every command runs through :func:`run`, under bubblewrap (``bwrap``) when it can
+start here:
 
 * **filesystem**: the whole tree is mounted read-only (``--ro-bind / /``: the toolchain,
   CUDA headers and input data may live anywhere under ``/usr``, ``/opt`` or the dataset's
