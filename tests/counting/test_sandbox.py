@@ -17,8 +17,8 @@ import pytest
 
 from ridgeline import sandbox
 from ridgeline.counting.runner import RunResult, classify_failure, run_limited
-from ridgeline.sandbox import Limits
 from ridgeline.errors import MissingDependencyError, UsageError
+from ridgeline.sandbox import Limits
 from tests.conftest import require
 from tests.counting.conftest import PROGRAMS
 

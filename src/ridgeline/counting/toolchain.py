@@ -29,8 +29,8 @@ from ridgeline.counting.instrument import (
 )
 from ridgeline.counting.mathops import DEFAULT_ARCH
 from ridgeline.counting.ompshared import scope_team_variables
-from ridgeline.sandbox import Limits
 from ridgeline.errors import CompileError, MissingDependencyError
+from ridgeline.sandbox import Limits
 
 __all__ = ["Toolchain", "find_toolchain", "BuildSpec", "build_instrumented", "runtime_dir",
            "CODEGEN_PASSES", "NVPTX_TRIPLE"]
