@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ridgeline import sandbox
 from ridgeline._atomic import atomic_path
 from ridgeline.errors import (
     CompileError,
@@ -48,6 +49,7 @@ from ridgeline.profiles.oclgrind_sampling import (
     scale_record,
     should_sample,
 )
+from ridgeline.sandbox import Limits
 
 __all__ = [
     "Buffer",
@@ -64,6 +66,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 SECTOR = 32
+#: the wall-clock limit of a sandboxed run given no timeout
+_NO_TIMEOUT = 86_400.0
 INSTALL = "apt-get install oclgrind liboclgrind-dev llvm-14-dev g++"
 _PLUGIN_SRC = Path(__file__).resolve().parent.parent / "data" / "oclgrind" / "counter_plugin.cpp"
 
@@ -253,6 +257,10 @@ def plugin_path() -> Path:
     return out
 
 
+def _seconds(timeout: float | None) -> float:
+    return _NO_TIMEOUT if timeout is None else timeout
+
+
 def _fmt_scalar(a: Scalar) -> str:
     if isinstance(a.value, float) and not a.value.is_integer():
         return repr(a.value)
@@ -371,7 +379,10 @@ def profile_program(
 ) -> list[OclgrindCounts]:
     """Run an OpenCL host program under Oclgrind; one record per kernel launch, in order.
 
-    *program* is an executable, or a folder holding exactly one executable file.
+    *program* is an executable, or a folder holding exactly one executable file. It runs in
+    the sandbox (:func:`ridgeline.sandbox.run`): its folder is its working directory, it
+    writes only in a temporary work folder, without network and with a scrubbed environment;
+    *timeout* (None: a day) ends it and every process it started.
     """
     exe = Path(program)
     if exe.is_dir():
@@ -384,19 +395,23 @@ def profile_program(
     if not shutil.which("oclgrind"):
         raise MissingDependencyError("oclgrind", INSTALL)
     plugin = plugin_path()
+    exe = exe.resolve()
     with tempfile.TemporaryDirectory(prefix="ridgeline-oclgrind-") as tmpd:
-        out = Path(tmpd) / "counts.jsonl"
-        env = dict(os.environ, RIDGELINE_OCLGRIND_OUT=str(out), OCLGRIND_NUM_THREADS="1")
-        cmd = ["oclgrind", "--plugins", str(plugin), str(exe.resolve()), *map(str, args)]
-        try:
-            res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                                 env=env, cwd=exe.resolve().parent)
-        except subprocess.TimeoutExpired:
-            raise ExecutionError(
-                f"{exe} did not finish under Oclgrind within {timeout} s") from None
+        work = Path(tmpd)
+        out = work / "counts.jsonl"
+        env = {"RIDGELINE_OCLGRIND_OUT": str(out), "OCLGRIND_NUM_THREADS": "1"}
+        cmd = ["oclgrind", "--plugins", str(plugin), str(exe), *map(str, args)]
+        # the host program runs in its own folder (read-only: what it writes there lands in
+        # the work folder); Oclgrind's install is visible with the rest of the tree
+        res = sandbox.run(cmd, cwd=exe.parent, limits=Limits(seconds=_seconds(timeout)),
+                          env=env, readable=[plugin.parent], writable=[work],
+                          cwd_overlay=work / "cwd")
+        if res.timed_out:
+            raise ExecutionError(f"{exe} did not finish under Oclgrind within {timeout} s")
         recs = [json.loads(x) for x in out.read_text().splitlines()] if out.exists() else []
         if res.returncode != 0 and not recs:
             raise ExecutionError(f"{exe} failed under Oclgrind (exit {res.returncode}): "
                                  f"{res.stderr[-1500:]}")
+        log.debug("%s ran under Oclgrind with isolation %s", exe, res.isolation)
     counts = [OclgrindCounts.from_record(r) for r in recs]
     return [c for c in counts if kernel is None or c.kernel == kernel]
