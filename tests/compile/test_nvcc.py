@@ -93,3 +93,28 @@ def test_compile_error_is_typed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         compile_cuda(bad, arch="sm_86")
     bad.write_text("__global__ void k(float *a) { a[0] = 1.0f; }\n")
     assert compile_cuda(bad, arch="sm_86")["functions"]["_Z1kPf"]["instructions"] > 0
+
+
+@pytest.mark.slow
+def test_nvcc_runs_in_the_sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """nvcc, ptxas and cuobjdump run under bubblewrap: the source's folder is readable, a
+    private folder beside it (under /tmp, which the sandbox hides) is not."""
+    from ridgeline import sandbox
+
+    require("nvcc and cuobjdump", _tools())
+    require(f"bubblewrap ({sandbox.INSTALL})", sandbox.bwrap_problem() is None)
+    monkeypatch.setenv(sandbox.ENV_VAR, "bwrap")
+    monkeypatch.setenv("RIDGELINE_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "private").mkdir()
+    (tmp_path / "private" / "secret.h").write_text("#define SECRET 42\n")
+    src = tmp_path / "prog" / "main.cu"
+    src.parent.mkdir()
+    src.write_text("__global__ void k(float *a) { a[0] = 1.0f; }\n")
+    data = compile_cuda(src, arch="sm_86")
+    assert data["isolation"] == "bwrap" and data["functions"]["_Z1kPf"]["instructions"] > 0
+    src.write_text('#include "../private/secret.h"\n'
+                   "__global__ void k(float *a) { a[0] = SECRET; }\n")
+    with pytest.raises(CompileError, match="secret.h"):
+        compile_cuda(src, arch="sm_86", use_cache=False)
+    monkeypatch.setenv(sandbox.ENV_VAR, "none")  # unsandboxed, the same source compiles
+    assert compile_cuda(src, arch="sm_86", use_cache=False)["isolation"] == "none"

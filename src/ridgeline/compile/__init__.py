@@ -8,7 +8,7 @@ cached by content hash (``$RIDGELINE_CACHE``, default ~/.cache/ridgeline).
 
 from __future__ import annotations
 
-from ridgeline.compile._tools import find_tool
+from ridgeline.compile._tools import find_tool, run_tool
 from ridgeline.compile.kernel import compiled_features, match_functions
 from ridgeline.compile.nvcc import cache_dir, check_arch, compile_cuda, parse_ptxas, parse_sass
 
@@ -21,4 +21,5 @@ __all__ = [
     "match_functions",
     "parse_ptxas",
     "parse_sass",
+    "run_tool",
 ]

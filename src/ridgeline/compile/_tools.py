@@ -1,5 +1,6 @@
 """Finding the CUDA tools: nvcc (PATH, /usr/local/cuda, PyPI nvidia-cuda-nvcc) and
-cuobjdump / nvdisasm (PATH, the CUDA folder, PyPI nvidia-cuda-cuobjdump / -nvdisasm)."""
+cuobjdump / nvdisasm (PATH, the CUDA folder, PyPI nvidia-cuda-cuobjdump / -nvdisasm); running
+them in the sandbox (:func:`run_tool`)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,14 @@ import glob
 import os
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
+from ridgeline import sandbox
 from ridgeline.errors import MissingDependencyError
+from ridgeline.sandbox import Limits
 
-__all__ = ["find_tool"]
+__all__ = ["find_tool", "run_tool", "flag_dirs"]
 
 _INSTALL = {
     "nvcc": "pip install nvidia-cuda-nvcc (or install the CUDA toolkit)",
@@ -37,3 +41,37 @@ def find_tool(name: str) -> str:
         if os.access(c, os.X_OK):
             return c
     raise MissingDependencyError(name, _INSTALL.get(name, "install the CUDA toolkit"))
+
+
+def _toolkit_dirs(tool: str) -> list[Path]:
+    """The folders a CUDA tool reads besides the sources: its install (``bin/..``; the whole
+    ``nvidia`` folder for the PyPI wheels, whose headers and libraries lie in sibling
+    packages) and ``$CUDA_HOME``."""
+    root = Path(tool).resolve().parent.parent
+    if root.parent.name == "nvidia":
+        root = root.parent
+    homes = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")]
+    return [root, *(Path(h) for h in homes if h and Path(h).is_dir())]
+
+
+def flag_dirs(flags: Sequence[str]) -> list[Path]:
+    """Folders that compiler flags name (``-IDIR``, ``-I DIR``, ``-isystem DIR``, ``-include
+    FILE``: absolute paths that exist)."""
+    out = []
+    for f in flags:
+        p = Path(f[2:] if f.startswith(("-I", "-L")) and len(f) > 2 else f)
+        if p.is_absolute() and p.exists():
+            out.append(p if p.is_dir() else p.parent)
+    return out
+
+
+def run_tool(cmd: Sequence[str], *, cwd: Path, seconds: float, readable: Sequence[Path] = (),
+             writable: Sequence[Path] = ()) -> sandbox.Outcome:
+    """Run the CUDA tool ``cmd[0]`` in the sandbox (:func:`ridgeline.sandbox.run`): *readable*
+    (the sources and include folders) and the tool's install read-only, *writable* (the
+    run's temporary folder) the only place it writes, no network, a scrubbed environment,
+    ended after *seconds*. Like the counting build's compiler it keeps its uid (a source may
+    lie in root's private folders)."""
+    return sandbox.run(list(cmd), cwd=cwd, limits=Limits(seconds=seconds),
+                       readable=[*readable, *_toolkit_dirs(cmd[0])], writable=writable,
+                       unprivileged=False)

@@ -1,6 +1,8 @@
 """Compile a CUDA source with nvcc for one architecture; read the per-kernel SASS opcode
 histogram (cuobjdump -sass) and ptxas resource usage (registers, shared memory, spills).
-Results are cached by content hash under ``$RIDGELINE_CACHE`` (default ~/.cache/ridgeline)."""
+Results are cached by content hash under ``$RIDGELINE_CACHE`` (default ~/.cache/ridgeline).
+The tools run in the sandbox (:mod:`ridgeline.sandbox`); a result records its ``isolation``
+(``"bwrap"`` or ``"none"``; absent in entries cached before the tools were sandboxed)."""
 
 from __future__ import annotations
 
@@ -9,14 +11,13 @@ import json
 import logging
 import os
 import re
-import subprocess
 import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from ridgeline._atomic import write_text_atomic
-from ridgeline.compile._tools import find_tool
+from ridgeline.compile._tools import find_tool, flag_dirs, run_tool
 from ridgeline.errors import CompileError, UsageError
 
 log = logging.getLogger(__name__)
@@ -135,24 +136,28 @@ def _store(cfile: Path, data: dict[str, Any]) -> None:
 
 
 def _compile(src: Path, args: list[str], arch: str, timeout: float) -> dict[str, Any]:
+    """nvcc (with ptxas) and cuobjdump in the sandbox: the source's folder and the include
+    folders readable, the temporary folder the only one written."""
     nvcc = find_tool("nvcc")
     with tempfile.TemporaryDirectory(prefix="ridgeline-nvcc-") as tmp:
-        cubin = Path(tmp) / "k.cubin"
+        work = Path(tmp)
+        cubin = work / "k.cubin"
         cmd = [nvcc, *args, "-x", "cu", str(src), "-o", str(cubin)]
-        try:
-            r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                               cwd=src.parent)
-        except subprocess.TimeoutExpired as e:
-            raise CompileError(f"nvcc timed out after {timeout:.0f} s on {src}") from e
+        r = run_tool(cmd, cwd=src.parent, seconds=timeout, readable=flag_dirs(args),
+                     writable=[work])
+        if r.timed_out:
+            raise CompileError(f"nvcc timed out after {timeout:.0f} s on {src}")
         if r.returncode != 0 or not cubin.exists():
             tail = "\n".join((r.stderr or r.stdout).strip().splitlines()[-6:])
             raise CompileError(f"nvcc failed on {src} for {arch} (exit {r.returncode}):\n{tail}")
         res = parse_ptxas(r.stderr + r.stdout)
-        d = subprocess.run([find_tool("cuobjdump"), "-sass", str(cubin)], capture_output=True,
-                           text=True, timeout=timeout)
-        if d.returncode != 0:
-            raise CompileError(f"cuobjdump failed on the cubin of {src}: {d.stderr.strip()}")
+        d = run_tool([find_tool("cuobjdump"), "-sass", str(cubin)], cwd=work,
+                     seconds=timeout, writable=[work])
+        if d.timed_out or d.returncode != 0:
+            raise CompileError(f"cuobjdump failed on the cubin of {src}: {d.stderr.strip()}"
+                               + (f" (timed out after {timeout:.0f} s)" if d.timed_out else ""))
         sass = parse_sass(d.stdout)
     funcs = {name: {"opcodes": ops, "instructions": sum(ops.values()),
                     "resources": res.get(name, {})} for name, ops in sass.items()}
-    return {"arch": arch, "source": str(src), "functions": funcs, "cached": False}
+    return {"arch": arch, "source": str(src), "functions": funcs, "cached": False,
+            "isolation": r.isolation}

@@ -5,7 +5,6 @@ file (:mod:`ridgeline.sources`), nvcc compiles it to a cubin with the tools that
 from __future__ import annotations
 
 import re
-import subprocess
 import tempfile
 from functools import lru_cache
 from pathlib import Path
@@ -36,20 +35,22 @@ def function_listings(dump: str) -> dict[str, str]:
 
 @lru_cache(maxsize=64)
 def _dump(source: str, arch: str, timeout: float = 600) -> dict[str, str]:
-    from ridgeline.compile import check_arch, find_tool
+    from ridgeline.compile import check_arch, find_tool, run_tool
 
     src = Path(source)
     args = [f"-arch={check_arch(arch)}", "-cubin", "-std=c++17", "-I", str(src.parent), "-w"]
     with tempfile.TemporaryDirectory(prefix="ridgeline-sass-") as tmp:
-        cubin = Path(tmp) / "k.cubin"
-        r = subprocess.run([find_tool("nvcc"), *args, "-x", "cu", str(src), "-o", str(cubin)],
-                           capture_output=True, text=True, timeout=timeout, cwd=src.parent)
-        if r.returncode != 0 or not cubin.exists():
+        work = Path(tmp)
+        cubin = work / "k.cubin"
+        r = run_tool([find_tool("nvcc"), *args, "-x", "cu", str(src), "-o", str(cubin)],
+                     cwd=src.parent, seconds=timeout, writable=[work])
+        if r.timed_out or r.returncode != 0 or not cubin.exists():
             tail = "\n".join((r.stderr or r.stdout).strip().splitlines()[-4:])
-            raise CompileError(f"nvcc failed on {src} (exit {r.returncode}):\n{tail}")
-        d = subprocess.run([find_tool("cuobjdump"), "-sass", str(cubin)], capture_output=True,
-                           text=True, timeout=timeout)
-    if d.returncode != 0:
+            why = f"timed out after {timeout:.0f} s" if r.timed_out else f"exit {r.returncode}"
+            raise CompileError(f"nvcc failed on {src} ({why}):\n{tail}")
+        d = run_tool([find_tool("cuobjdump"), "-sass", str(cubin)], cwd=work,
+                     seconds=timeout, writable=[work])
+    if d.timed_out or d.returncode != 0:
         raise CompileError(f"cuobjdump failed on the cubin of {src}: {d.stderr.strip()}")
     return function_listings(d.stdout)
 
