@@ -69,3 +69,18 @@ def test_host_program_does_not_see_secrets_of_the_environment(
 def test_a_host_program_that_hangs_is_ended(prog: Path) -> None:
     with pytest.raises(ExecutionError, match="did not finish under Oclgrind within 5"):
         profile_program(prog, ["hang"], timeout=5)
+
+
+def test_count_run_of_an_opencl_program_goes_through_the_sandbox(
+        prog: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ridgeline.counting import ProgramRunError, count_run
+
+    require(f"bubblewrap ({sandbox.INSTALL})", sandbox.bwrap_problem() is None)
+    monkeypatch.setenv(sandbox.ENV_VAR, "bwrap")
+    outside = tmp_path / "outside.txt"
+    (lc,) = count_run(prog, f"launch {outside}", backend="opencl")
+    assert lc.kernel == "twice" and lc.flops_sp == 64
+    assert not outside.exists() and sorted(p.name for p in prog.iterdir()) == ["host"]
+    with pytest.raises(ProgramRunError) as ei:
+        count_run(prog, "hang", backend="opencl", timeout=5)
+    assert ei.value.cause == "timeout"
