@@ -82,8 +82,8 @@ _CWD_SRC = "/tmp/.ridgeline-cwd"
 #: private /tmp size (a tmpfs counts against memory)
 _TMP_BYTES = 4 << 30
 _SHM_BYTES = 1 << 30
-#: output kept per stream (the tail)
-_KEEP = 1 << 16
+#: output kept per stream (the tail) unless run is given more
+KEEP_BYTES = 1 << 16
 #: uids the commands of a root ridgeline drop to (one per command: the process limit counts
 #: a uid's processes)
 _UID_BASE = 1_600_000_000
@@ -321,8 +321,9 @@ def _sweep(token: str, leader: int) -> None:
 class _Tail:
     """Reads a stream to its end, keeping its last bytes."""
 
-    def __init__(self, stream: IO[bytes]) -> None:
+    def __init__(self, stream: IO[bytes], keep: int) -> None:
         self.data = bytearray()
+        self.keep = keep
         self.thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
         self.thread.start()
 
@@ -330,7 +331,7 @@ class _Tail:
         with contextlib.suppress(OSError, ValueError):
             while chunk := os.read(stream.fileno(), 1 << 16):
                 self.data += chunk
-                del self.data[:-_KEEP]
+                del self.data[:-self.keep]
 
     def text(self, wait: float) -> str:
         self.thread.join(timeout=wait)
@@ -340,7 +341,8 @@ class _Tail:
 def run(cmd: Sequence[str], *, cwd: Path, limits: Limits, env: dict[str, str] | None = None,
         readable: Sequence[Path] = (), writable: Sequence[Path] = (),
         cwd_overlay: Path | None = None, stop: Callable[[], str | None] | None = None,
-        unprivileged: bool = True, mode: str | None = None) -> Outcome:
+        unprivileged: bool = True, mode: str | None = None,
+        keep_bytes: int = KEEP_BYTES) -> Outcome:
     """Run *cmd* in *cwd* isolated (see the module's doc): *env* on top of the scrubbed
     environment, *readable* / *writable* folders mounted back read-only / read-write,
     *cwd_overlay* (a folder to create under a writable one) takes the writes made in *cwd*.
@@ -348,7 +350,8 @@ def run(cmd: Sequence[str], *, cwd: Path, limits: Limits, env: dict[str, str] | 
     0.2 s) returns a reason, and when *cmd* ends. Run by root, the command drops to a uid of
     its own unless *unprivileged* is False (then it keeps root's uid without capabilities,
     and the process limit does not apply: for the compiler, whose inputs may be root's
-    private temporary folders). Never raises for the command's failures."""
+    private temporary folders). The last *keep_bytes* of each output stream are kept (more
+    for a tool whose whole listing is read). Never raises for the command's failures."""
     how = isolation(mode)
     cwd = cwd.resolve()
     token = secrets.token_hex(8)
@@ -367,7 +370,7 @@ def run(cmd: Sequence[str], *, cwd: Path, limits: Limits, env: dict[str, str] | 
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True, preexec_fn=preexec)  # noqa: PLW1509
     assert proc.stdout is not None and proc.stderr is not None
-    out, err = _Tail(proc.stdout), _Tail(proc.stderr)
+    out, err = _Tail(proc.stdout, keep_bytes), _Tail(proc.stderr, keep_bytes)
     try:
         timed_out, stopped = _watch(proc, t0, limits.seconds, stop)
     finally:  # ended, stopped, or interrupted (Ctrl-C does not reach its own session)

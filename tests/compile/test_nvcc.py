@@ -118,3 +118,22 @@ def test_nvcc_runs_in_the_sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         compile_cuda(src, arch="sm_86", use_cache=False)
     monkeypatch.setenv(sandbox.ENV_VAR, "none")  # unsandboxed, the same source compiles
     assert compile_cuda(src, arch="sm_86", use_cache=False)["isolation"] == "none"
+
+
+@pytest.mark.slow
+def test_a_listing_longer_than_the_sandbox_keeps_by_default_is_read_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # cuobjdump prints each function's header before its code: a listing cut to its tail
+    # (the sandbox keeps 64 kB of a program's output) lost the kernels listed first
+    from ridgeline import sandbox
+
+    require("nvcc and cuobjdump", _tools())
+    monkeypatch.setenv("RIDGELINE_CACHE", str(tmp_path / "cache"))
+    src = tmp_path / "big.cu"
+    src.write_text("__global__ void big(float *a, float b) {\n  float x = a[threadIdx.x];\n"
+                   "#pragma unroll\n  for (int i = 0; i < 3000; ++i) x = x * b + a[i];\n"
+                   "  a[threadIdx.x] = x;\n}\n"
+                   "__global__ void small(float *a) { a[0] = 1.0f; }\n")
+    funcs = compile_cuda(src, arch="sm_86")["functions"]
+    assert set(funcs) == {"_Z3bigPff", "_Z5smallPf"}
+    assert 16 * funcs["_Z3bigPff"]["instructions"] > sandbox.KEEP_BYTES

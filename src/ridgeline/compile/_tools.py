@@ -18,6 +18,9 @@ from ridgeline.sandbox import Limits
 
 __all__ = ["find_tool", "run_tool", "flag_dirs"]
 
+#: output kept per stream of a CUDA tool: all of it (a 13,000-instruction kernel lists 2 MB)
+_LISTING_BYTES = 256 << 20
+
 _INSTALL = {
     "nvcc": "pip install nvidia-cuda-nvcc (or install the CUDA toolkit)",
     "cuobjdump": "pip install 'ridgeline[cuda]'",
@@ -74,4 +77,4 @@ def run_tool(cmd: Sequence[str], *, cwd: Path, seconds: float, readable: Sequenc
     lie in root's private folders)."""
     return sandbox.run(list(cmd), cwd=cwd, limits=Limits(seconds=seconds),
                        readable=[*readable, *_toolkit_dirs(cmd[0])], writable=writable,
-                       unprivileged=False)
+                       unprivileged=False, keep_bytes=_LISTING_BYTES)
