@@ -61,9 +61,11 @@ def test_host_program_does_not_see_secrets_of_the_environment(
         prog: Path, monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     monkeypatch.setenv(sandbox.ENV_VAR, mode)
+    monkeypatch.setenv("OCLGRIND_MAX_ERRORS", "5")  # Oclgrind's own settings still pass
     with pytest.raises(ExecutionError, match=r"exit 3") as e:
         profile_program(prog / "host", ["env"])
     assert "OPENAI_API_KEY=(absent)" in str(e.value) and SECRET not in str(e.value)
+    assert "OCLGRIND_MAX_ERRORS=5" in str(e.value)
 
 
 def test_a_host_program_that_hangs_is_ended(prog: Path) -> None:

@@ -399,7 +399,9 @@ def profile_program(
     with tempfile.TemporaryDirectory(prefix="ridgeline-oclgrind-") as tmpd:
         work = Path(tmpd)
         out = work / "counts.jsonl"
-        env = {"RIDGELINE_OCLGRIND_OUT": str(out), "OCLGRIND_NUM_THREADS": "1"}
+        # Oclgrind's own settings pass (the scrubbed environment drops the rest)
+        env = {k: v for k, v in os.environ.items() if k.startswith("OCLGRIND_")}
+        env.update(RIDGELINE_OCLGRIND_OUT=str(out), OCLGRIND_NUM_THREADS="1")
         cmd = ["oclgrind", "--plugins", str(plugin), str(exe), *map(str, args)]
         # the host program runs in its own folder (read-only: what it writes there lands in
         # the work folder); Oclgrind's install is visible with the rest of the tree

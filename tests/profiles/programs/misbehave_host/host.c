@@ -2,7 +2,7 @@
 // (tests/profiles/test_oclgrind_sandbox.py).
 //   host launch OUTSIDE  launches one kernel, then writes OUTSIDE (a path outside its folder)
 //                        and out.txt in its working directory; exits 0
-//   host env             prints what OPENAI_API_KEY holds and exits 3
+//   host env             prints what OPENAI_API_KEY and OCLGRIND_MAX_ERRORS hold; exits 3
 //   host hang            launches one kernel, then never ends
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -51,7 +51,9 @@ int main(int argc, char **argv) {
   }
   if (argc >= 2 && strcmp(argv[1], "env") == 0) {
     const char *key = getenv("OPENAI_API_KEY");
+    const char *setting = getenv("OCLGRIND_MAX_ERRORS");
     fprintf(stderr, "OPENAI_API_KEY=%s\n", key ? key : "(absent)");
+    fprintf(stderr, "OCLGRIND_MAX_ERRORS=%s\n", setting ? setting : "(absent)");
     return 3;
   }
   if (argc >= 2 && strcmp(argv[1], "hang") == 0) {
