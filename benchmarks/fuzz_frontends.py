@@ -81,10 +81,18 @@ def _bomb(r: random.Random) -> str:
     return "\n".join(lines) + "\n" + (use if r.random() < 0.8 else "") + "\n"
 
 
-def _generated(r: random.Random, name: str, text: str) -> str:
-    """A seed with one hostile construct put at a random line."""
+#: the kinds of hostile construct :func:`_generated` inserts, and of :func:`_mutated`'s edits
+GENERATED = ("macro bomb", "deep parentheses", "deep braces", "nested #if", "huge literals",
+             "hostile include", "macro include", "unicode", "NUL bytes", "long word",
+             "template recursion", "many kernels", "huge launch sizes", "omp clause nest",
+             "CRLF lines")
+MUTATIONS = ("flip", "cut", "duplicate", "insert piece", "truncate", "swap")
+
+
+def _generated(r: random.Random, name: str, text: str) -> tuple[str, str]:
+    """A seed with one hostile construct put at a random line, and the construct's kind."""
     n = r.choice([10, 100, 1000, 10_000, 50_000])
-    piece = r.choice([
+    makers = [
         lambda: _bomb(r),
         lambda: "int deep = " + "(" * n + "1" + ")" * n + ";\n",
         lambda: "void deep() " + "{" * min(n, 20_000) + "}" * min(n, 20_000) + "\n",
@@ -105,16 +113,21 @@ def _generated(r: random.Random, name: str, text: str) -> str:
         lambda: f"#pragma omp target teams num_teams({'(' * 50}A29{')' * 50}) map(to: a[0:n])\n"
                 "for (int i = 0; i < n; i++) a[i] = 0;\n",
         lambda: "\r\n".join(text.split("\n")[:50]),
-    ])()
+    ]
+    kind = r.randrange(len(makers))  # what r.choice(makers) draws
+    piece = makers[kind]()
     lines = text.split("\n")
     at = r.randrange(len(lines) + 1)
-    return "\n".join(lines[:at] + [piece] + lines[at:])
+    return "\n".join(lines[:at] + [piece] + lines[at:]), GENERATED[kind]
 
 
-def _mutated(r: random.Random, text: str) -> str:
+def _mutated(r: random.Random, text: str) -> tuple[str, list[str]]:
+    """*text* with 1-6 random edits, and the edits' kinds."""
+    ops = []
     for _ in range(r.randint(1, 6)):
         i = r.randrange(len(text) + 1)
         op = r.randrange(6)
+        ops.append(MUTATIONS[op])
         if op == 0 and text:  # byte flip (as a character)
             text = text[:i] + chr(r.randrange(1, 0x2FF)) + text[i + 1:]
         elif op == 1:
@@ -130,19 +143,23 @@ def _mutated(r: random.Random, text: str) -> str:
             j = r.randrange(len(text) + 1)
             a, b = sorted((i, j))
             text = text[a:b] + text[:a] + text[b:]
-    return text
+    return text, ops
 
 
 def make_input(seed: int, index: int) -> tuple[str, bytes, str]:
-    """(file name, bytes, how it was made) of input *index*."""
+    """(file name, bytes, how it was made) of input *index*: ``generated: KIND``,
+    ``mutated: OP, OP`` or both, the kinds from :data:`GENERATED` and :data:`MUTATIONS`."""
     r = random.Random(seed * 1_000_003 + index)
     name, text = r.choice(seeds())
     how = r.choice(["mutated", "mutated", "generated", "both"])
+    made = []
     if how in ("generated", "both"):
-        text = _generated(r, name, text)
+        text, kind = _generated(r, name, text)
+        made.append(f"generated: {kind}")
     if how in ("mutated", "both"):
-        text = _mutated(r, text)
-    return name, text.encode("utf-8", "surrogatepass"), how
+        text, ops = _mutated(r, text)
+        made.append("mutated: " + ", ".join(ops))
+    return name, text.encode("utf-8", "surrogatepass"), "; ".join(made)
 
 
 def _cli(argv: list[str]) -> tuple[int, str]:

@@ -77,3 +77,54 @@ def test_macro_expansion_stops_at_the_size_limit_with_a_warning(
     assert "F(1)" in out and "1 + 1" in out  # partly expanded, the rest left as written
     assert any("macro expansion stopped" in r.message for r in caplog.records)
     assert out.count("\n") == text.count("\n")
+
+
+def test_a_long_word_in_a_parameter_list_is_read_once() -> None:
+    # a 500,000-letter line inside a kernel's parameters took minutes (the name was retried
+    # from every letter); a run of `=` on a line did the same to the default-value cut
+    t = time.monotonic()
+    params = srcscan._params("const int *a,\n" + "a" * 500_000 + "\n float *b, int n = 1 "
+                             + "=" * 200_000 + "\nx, float c")
+    assert time.monotonic() - t < 2
+    assert [p.name for p in params] == ["a", "c"]  # names read on a parameter's first line
+
+
+def test_parameter_names_as_the_backtracking_pattern_read_them() -> None:
+    import random
+    import re
+
+    old = re.compile(r"(.*?)([A-Za-z_]\w*)\s*(\[[^\]]*\])*$")
+    r = random.Random(0)
+    for _ in range(20_000):
+        s = "".join(r.choice("ab_9\u00e9 \n\t[]=*&x") for _ in range(r.randint(0, 14)))
+        assert srcscan._before_default(s).strip() == re.sub(r"=.*$", "", s).strip()
+        q = s.strip()
+        m1, m2 = old.match(q), srcscan._PARAM.match(q)
+        assert (m1 and (m1.group(1), m1.group(2), bool(m1.group(3)))) == (
+            m2 and (m2.group(1), m2.group(2), bool(m2.group(3)))), q
+
+
+def test_declarator_patterns_read_a_long_word_once_with_the_same_matches() -> None:
+    import random
+    import re
+
+    from ridgeline.predictors import declscan
+    from ridgeline.sources import program
+
+    t = time.monotonic()
+    assert program._text_param("a" * 500_000 + "\n x y").name == ""
+    src = "__global__ void k() { __shared__ float " + "a" * 500_000 + " b c, d[4];\n}"
+    assert declscan._shared_names(src) == {"c", "d"}
+    assert time.monotonic() - t < 2
+    text_param = re.compile(r"(.*?)([A-Za-z_]\w*)\s*(\[\s*\w*\s*\])?$")
+    declarator = re.compile(r"(\*?)\s*([A-Za-z_]\w*)\s*((?:\[[^\]]*\]\s*)*)$")
+    r = random.Random(0)
+    for _ in range(20_000):
+        s = "".join(r.choice("ab_9\u00e9 \n\t[]=*&x") for _ in range(r.randint(0, 14)))
+        m1, m2 = text_param.match(s), program._TEXT_PARAM.match(s)
+        assert (m1 and (m1.group(1), m1.group(2), bool(m1.group(3)))) == (
+            m2 and (m2.group(1), m2.group(2), bool(m2.group(3)))), s
+        q = s.strip()
+        m1, m2 = declarator.search(q), declscan._DECLARATOR.search(q)
+        assert (m1 and (bool(m1.group(1)), m1.group(2), bool(m1.group(3)))) == (
+            m2 and (bool(m2.group(1)), m2.group(2), bool(m2.group(3)))), q

@@ -78,6 +78,18 @@ def test_doubling_macro_is_refused_at_once(tmp_path: Path) -> None:
     assert load_program(d2).names() == ["k"]
 
 
+def test_a_macro_counts_its_punctuation_and_numbers(tmp_path: Path) -> None:
+    # `(A18 + A18)` is five tokens: A19 is 2.1 M tokens though only 0.5 M of them are names,
+    # and clang took 7 s per command on it
+    lines = ["#define A0 1"] + [f"#define A{i} (A{i - 1} + A{i - 1})" for i in range(1, 20)]
+    with pytest.raises(SourceError, match="macro 'A19' expands to more than 1,000,000 tokens"):
+        load_program(_prog(tmp_path, "\n".join(lines) + "\nint n = A19;\n"))
+    lines = ['#define S0 "a, b, c, d"'] + [f"#define S{i} S{i - 1} S{i - 1} S{i - 1} S{i - 1}"
+                                           for i in range(1, 10)]  # 262,144 literals
+    body = "\n".join(lines) + "\nconst char *s = S9;\n"
+    assert load_program(_prog(tmp_path / "x", body)).names() == ["k"]  # a literal is one
+
+
 def test_parse_over_its_budget_is_a_clear_error(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RIDGELINE_PARSE_TIMEOUT", "0.0001")

@@ -29,6 +29,12 @@ _ARRAY = re.compile(r"\b([A-Za-z_]\w*)\s+([A-Za-z_]\w*)\s*\[[^\]]+\]\s*(?:\[[^\]
 #: a `__shared__` (CUDA) or `__local` (OpenCL) declaration up to its `;`
 _SHARED_DECL = re.compile(r"\b(?:__shared__|__local)\b((?:[^;{}()]|\([^()]*(?:\([^()]*\))*"
                           r"[^()]*\))*);")
+# A declarator's star, name and array extents at the end of a declaration part. Unless at a
+# star it starts where no blank precedes it, and its name at the first ASCII letter of a word
+# (a later start finds the same name, later); the name is read possessively. The same matches
+# as `(\*?)\s*([A-Za-z_]\w*)...`, which rescanned a long word or blank run from each character.
+_DECLARATOR = re.compile(r"(?:(\*)|(?<!\s))\s*+(?<!\w)(?(1)|(?:(?![A-Za-z_])\w)*+)"
+                         r"([A-Za-z_]\w*+)\s*+((?:\[[^\]]*+\]\s*+)*+)$")
 _ATTRIBUTE = re.compile(r"\b(?:__align__|alignas|__attribute__|__declspec)\s*"
                         r"\((?:[^()]|\([^()]*\))*\)")
 #: `T *p = <shared array> ...` (a cast, `&` and parentheses allowed before the array name)
@@ -56,7 +62,7 @@ def _shared_names(text: str) -> set[str]:
         decl = _ATTRIBUTE.sub(" ", m.group(1))
         for k, part in enumerate(split_top(decl)):
             part = re.sub(r"=.*$", "", part, flags=re.S)
-            dm = re.search(r"(\*?)\s*([A-Za-z_]\w*)\s*((?:\[[^\]]*\]\s*)*)$", part.strip())
+            dm = _DECLARATOR.search(part.strip())
             if not dm or (k == 0 and not re.search(r"[A-Za-z_]\w*[\s*&]+[A-Za-z_]\w*",
                                                    part)):
                 continue

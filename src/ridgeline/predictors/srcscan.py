@@ -228,13 +228,21 @@ def _line_of(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
 
 
+# A parameter's type and name on its first line, then its array extents. A name is tried only
+# from the first ASCII letter of a word (a later start in the same word ends where it ends, so
+# it cannot match where the first did not), and the word and the extents are read
+# possessively: each word is read once, not once per character as `(.*?)([A-Za-z_]\w*)` did.
+_PARAM = re.compile(r"([^\n]*?(?<!\w)(?:(?![A-Za-z_])\w)*+)([A-Za-z_]\w*+)\s*+"
+                    r"((?:\[[^\]]*+\])*+)$")
+
+
 def _params(text: str) -> list[Param]:
     out = []
     for p in split_top(text):
-        p = re.sub(r"=.*$", "", p).strip()
+        p = _before_default(p).strip()
         if not p or p == "void":
             continue
-        m = re.match(r"(.*?)([A-Za-z_]\w*)\s*(\[[^\]]*\])*$", p)
+        m = _PARAM.match(p)
         if not m:
             continue
         ty = m.group(1).strip()
@@ -246,6 +254,14 @@ def _params(text: str) -> list[Param]:
             base = ("unsigned " + base).strip() or "unsigned"
         out.append(Param(m.group(2), base, ptr))
     return out
+
+
+def _before_default(p: str) -> str:
+    """*p* up to the first `=` of its last line (what `re.sub(r"=.*$", "", p)` keeps, in one
+    pass: that pattern retried each `=` of a long line to its end)."""
+    last = p.rfind("\n", 0, len(p) - p.endswith("\n"))
+    eq = p.find("=", last + 1)
+    return p if eq < 0 else p[:eq]
 
 
 def _header_before(text: str, brace: int) -> tuple[str, int, int] | None:

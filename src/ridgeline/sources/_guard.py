@@ -48,7 +48,10 @@ SYSTEM_ROOTS = ("/usr/include", "/usr/local/include", "/usr/lib/gcc", "/usr/lib/
 
 _ANY_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\([^)\n]*\))?([^\n]*)$",
                          re.M)
-_WORD = re.compile(r"[A-Za-z_]\w*")
+# the preprocessor's tokens, near enough: a string or character literal, a name, a number, else
+# one punctuation character (`<<=` counts three: a body is over-counted, never under)
+_TOKEN = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|[A-Za-z_]\w*"
+                    r"|\.?\d(?:[eEpP][+-]|[\w.])*|\S")
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*#[^\n]*$", re.M)
 
 
@@ -56,7 +59,8 @@ def check_macro_growth(texts: Iterable[str], where: str) -> None:
     """Raise SourceError when a macro used outside directives expands to more than
     :data:`~ridgeline.limits.MAX_MACRO_TOKENS` tokens (``#define A1 A0 A0`` ... ``A29``):
     clang would spend minutes and gigabytes on it. Counted without expanding (each
-    macro's size once, from its body's words); arguments of function-like macros count as
+    macro's size once, from its body's tokens: names, numbers, literals and punctuation, as
+    `(A0 + A0)` is five tokens, not two); arguments of function-like macros count as
     one token, so only growth through names is caught here; the parse budget catches the
     rest."""
     texts = [re.sub(r"\\\r?\n", " ", t) for t in texts]
@@ -64,7 +68,7 @@ def check_macro_growth(texts: Iterable[str], where: str) -> None:
     for t in texts:
         if "define" in t:
             for m in _ANY_DEFINE.finditer(t):
-                bodies.setdefault(m.group(1), _WORD.findall(m.group(3)) or [""])
+                bodies.setdefault(m.group(1), _TOKEN.findall(m.group(3)) or [""])
     if not bodies:
         return
     size = _expanded_sizes(bodies)

@@ -136,8 +136,15 @@ def _lost_cuda_kernels(path: str, files: FileSet, found: list[Kernel],
     return out
 
 
+# A parameter's type, then its name (tried from the first ASCII letter of each word and read
+# possessively: the same matches as `(.*?)([A-Za-z_]\w*)`, which retried a long word from each
+# of its letters), then at most one array extent.
+_TEXT_PARAM = re.compile(r"([^\n]*?(?<!\w)(?:(?![A-Za-z_])\w)*+)([A-Za-z_]\w*+)\s*+"
+                         r"(\[\s*+\w*+\s*+\])?$")
+
+
 def _text_param(text: str) -> Param:
-    m = re.match(r"(.*?)([A-Za-z_]\w*)\s*(\[\s*\w*\s*\])?$", text)
+    m = _TEXT_PARAM.match(text)
     ptype, name = (m.group(1).strip(), m.group(2)) if m else (text, "")
     pointer = "*" in ptype or bool(m and m.group(3))
     elem = " ".join(re.sub(r"\b(const|volatile|__restrict__|__restrict)\b|\*", " ", ptype).split())
