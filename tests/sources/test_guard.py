@@ -100,3 +100,20 @@ def test_parse_over_its_budget_is_a_clear_error(tmp_path: Path,
         parse_opencl("__kernel void f(__global float *a) { a[0] = 1; }")
     monkeypatch.setenv("RIDGELINE_PARSE_TIMEOUT", "0")  # no worker at all
     assert load_program(_prog(tmp_path, "")).names() == ["k"]
+
+
+def test_a_failing_parse_in_a_large_caller_is_not_a_memory_overrun() -> None:
+    """The worker inherits the caller's resident pages through fork: a caller already over
+    half the budget (a long test session, a big batch) whose parse fails for another reason
+    (a stale precompiled header) is left to repeat it, not told it ran out of memory."""
+    from ridgeline.limits import PARSE_MEMORY_BYTES
+    from ridgeline.sources._guard import run_bounded
+
+    ballast = bytearray(PARSE_MEMORY_BYTES // 2 + (64 << 20))
+    ballast[::4096] = b"x" * len(ballast[::4096])  # touch every page: resident, not reserved
+
+    def fails() -> None:
+        raise ValueError("not a precompiled header")
+
+    run_bounded("k.cu", fails, 30.0)  # returns: the caller's own parse reports the error
+    del ballast

@@ -32,12 +32,13 @@ def _predict(train: pd.DataFrame, test: pd.DataFrame) -> pd.DataFrame:
 def sealed_figures(table: pd.DataFrame, unseen_gpu: bool = True) -> dict[str, Any]:
     """Paper-A class, and class and time per GPU, on the sealed programs' rows; with
     *unseen_gpu*, also per GPU from a model that saw no row of that GPU (one fit per GPU)."""
-    full = hb_eval._prepared(table)
+    in_table = sealed_mask(table)
+    out: dict[str, Any] = {"programs": int(table.loc[in_table, "program"].nunique()),
+                           "development_programs": int(table.loc[~in_table, "program"].nunique())}
+    full = hb_eval._prepared(table)  # the rows that could be analysed
     seal = sealed_mask(full)
     hb = full["dataset"] == "hecbench"
     dev_hb = full[hb & ~seal]
-    out: dict[str, Any] = {"programs": int(full.loc[seal, "program"].nunique()),
-                           "development_programs": int(full.loc[~seal, "program"].nunique())}
     pa = full[(full["dataset"] == "paper-a") & seal]
     if len(pa):
         pred = _predict(dev_hb, pa)

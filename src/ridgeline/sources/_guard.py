@@ -250,6 +250,9 @@ def _child(fn: Callable[[], object], base: int | None) -> int:
     """Exit status of the worker: 0 done, 3 failed (the caller sees why in its own parse),
     4 failed near the memory budget (libclang turns an allocation failure into a load
     error; the caller must not repeat that parse)."""
+    # the resident size the worker starts with is the caller's, inherited through fork (a
+    # test process or a batch can hold more than the budget): only growth beyond it counts
+    start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     try:
         if base is not None:
             limit = base + PARSE_MEMORY_BYTES
@@ -257,7 +260,7 @@ def _child(fn: Callable[[], object], base: int | None) -> int:
         fn()
     except BaseException:  # noqa: BLE001 - reported by the caller's own parse
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-        return 4 if peak > PARSE_MEMORY_BYTES // 2 else 3
+        return 4 if peak - start > PARSE_MEMORY_BYTES // 2 else 3
     return 0
 
 
