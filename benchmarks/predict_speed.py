@@ -37,7 +37,7 @@ def main() -> None:
           f"all {[round(t, 2) for t in times]}")
     from ridgeline.cli.predict import sample_dir
     from ridgeline.hardware import get_gpu
-    from ridgeline.predictors.base import KernelRef, Launch
+    from ridgeline.launch import KernelRef, Launch
     from ridgeline.predictors.learned import LearnedPredictor, shipped_model
 
     t = time.perf_counter()

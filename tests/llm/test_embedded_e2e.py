@@ -71,7 +71,7 @@ def test_scenarios_run_cached_and_resumable(embedded_server: Any, tmp_path: Path
 
 
 def test_llm_predictor_on_a_program_folder(embedded_server: Any, tmp_path: Path) -> None:
-    from ridgeline.predictors.base import KernelRef, Launch
+    from ridgeline.launch import KernelRef, Launch
     from ridgeline.predictors.llm_classifier import LLMClassifier
 
     (tmp_path / "saxpy").mkdir()

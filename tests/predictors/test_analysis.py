@@ -8,9 +8,9 @@ import pytest
 
 from ridgeline.errors import KernelNotFoundError, LaunchError
 from ridgeline.hardware import get_gpu
+from ridgeline.launch import KernelRef, Launch
 from ridgeline.predictors.analysis import analyze_launch
 from ridgeline.predictors.analytic import AnalyticPredictor
-from ridgeline.predictors.base import KernelRef, Launch
 
 
 def test_sizes_and_trip_counts_from_argv_through_a_helper(stencil_dir: Path) -> None:

@@ -382,7 +382,7 @@ def test_confidence_grows_with_the_distance_from_the_ridge_and_trusts_counts_mor
 
 def test_predict_states_the_confidence_of_its_own_origin() -> None:
     from ridgeline.cli.predict import sample_dir
-    from ridgeline.predictors.base import KernelRef, Launch
+    from ridgeline.launch import KernelRef, Launch
 
     # the sample saxpy without CPU-execution counts: the learned origin's logistic at the
     # margin of its own predicted counts

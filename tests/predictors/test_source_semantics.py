@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from ridgeline.errors import KernelNotFoundError
+from ridgeline.launch import KernelRef, Launch
 from ridgeline.predictors.analysis import analyze_launch
-from ridgeline.predictors.base import KernelRef, Launch
 from ridgeline.predictors.srcscan import (
     expand_fn_macros,
     fn_macros,

@@ -133,9 +133,9 @@ def _cmd_ask(a: argparse.Namespace) -> int:
 
     from ridgeline.errors import UsageError
     from ridgeline.hardware import get_gpu
+    from ridgeline.launch import KernelRef, Launch
     from ridgeline.llm.session import open_backend
     from ridgeline.llm.settings import GenerationSettings
-    from ridgeline.predictors.base import KernelRef, Launch
     from ridgeline.predictors.llm_classifier import LLMClassifier
 
     limits = call_limits(a)

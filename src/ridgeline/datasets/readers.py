@@ -21,7 +21,7 @@ import pandas as pd
 
 from ridgeline.errors import InputFileError, SchemaError
 from ridgeline.hardware import load_catalog
-from ridgeline.predictors.base import parse_dim3
+from ridgeline.launch import parse_dim3
 
 __all__ = [
     "read_csv",

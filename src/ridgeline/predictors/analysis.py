@@ -14,8 +14,8 @@ from typing import Any
 
 from ridgeline.errors import KernelNotFoundError, LaunchError
 from ridgeline.hardware import Counts
+from ridgeline.launch import Dim3, KernelRef, Launch
 from ridgeline.predictors.argeval import TYPE_SIZES, Dim, Env, split_args, try_evaluate
-from ridgeline.predictors.base import Dim3, KernelRef, Launch
 from ridgeline.predictors.declscan import declared_types
 from ridgeline.predictors.guards import active_threads, spmd_active_threads
 from ridgeline.predictors.hostenv import _cached, _globals, bind_params, host_env

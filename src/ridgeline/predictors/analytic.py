@@ -7,8 +7,9 @@ from dataclasses import replace
 
 from ridgeline.errors import LaunchError
 from ridgeline.hardware import GPU
+from ridgeline.launch import KernelRef, Launch
 from ridgeline.predictors.analysis import KernelAnalysis, analyze_launch
-from ridgeline.predictors.base import PREDICTORS, KernelRef, Launch, Prediction, Predictor
+from ridgeline.predictors.base import PREDICTORS, Prediction, Predictor
 
 __all__ = ["AnalyticPredictor", "require_sizes"]
 

@@ -17,7 +17,8 @@ from typing import Any
 
 from ridgeline.errors import MissingDataError, NotFittedError, SchemaError
 from ridgeline.hardware import GPU, Counts
-from ridgeline.predictors.base import PREDICTORS, KernelRef, Launch, Prediction, Predictor
+from ridgeline.launch import KernelRef, Launch
+from ridgeline.predictors.base import PREDICTORS, Prediction, Predictor
 from ridgeline.sources.clbuild import BuildOptions
 
 __all__ = ["GBMRegressor", "featurize", "REQUIRED"]

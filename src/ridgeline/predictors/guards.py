@@ -15,8 +15,8 @@ import math
 import re
 from typing import Any
 
+from ridgeline.launch import Dim3
 from ridgeline.predictors.argeval import Dim, Env, try_evaluate
-from ridgeline.predictors.base import Dim3
 from ridgeline.predictors.srcscan import match_paren, split_top
 
 __all__ = ["active_threads", "spmd_active_threads"]

@@ -21,9 +21,10 @@ import pandas as pd
 
 from ridgeline.errors import NotFittedError, SchemaError, UsageError
 from ridgeline.hardware import GPU, Counts, get_rule
+from ridgeline.launch import KernelRef, Launch
 from ridgeline.predictors.analysis import KernelAnalysis, analyze_launch
 from ridgeline.predictors.analytic import require_sizes
-from ridgeline.predictors.base import PREDICTORS, KernelRef, Launch, Prediction, Predictor
+from ridgeline.predictors.base import PREDICTORS, Prediction, Predictor
 from ridgeline.predictors.counted import (
     COUNTED_COLUMNS,
     counted_features,

@@ -11,7 +11,8 @@ from typing import Any
 
 from ridgeline.errors import UsageError
 from ridgeline.hardware import GPU, Counts, Label, get_rule
-from ridgeline.predictors.base import PREDICTORS, KernelRef, Launch, Prediction, Predictor
+from ridgeline.launch import KernelRef, Launch
+from ridgeline.predictors.base import PREDICTORS, Prediction, Predictor
 
 __all__ = ["LLMClassifier"]
 

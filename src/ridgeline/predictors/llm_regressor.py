@@ -29,7 +29,8 @@ from typing import Any
 from ridgeline._atomic import atomic_path
 from ridgeline.errors import MissingDataError, MissingDependencyError, NotFittedError
 from ridgeline.hardware import GPU, Counts
-from ridgeline.predictors.base import PREDICTORS, KernelRef, Launch, Prediction, Predictor
+from ridgeline.launch import KernelRef, Launch
+from ridgeline.predictors.base import PREDICTORS, Prediction, Predictor
 
 __all__ = ["LLMRegressor", "default_backbone", "render_prompt", "load_backbone"]
 
