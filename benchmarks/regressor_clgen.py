@@ -121,7 +121,7 @@ def _first(rows: Any, n: int | None) -> Any:
 
 def _datasets(a: argparse.Namespace) -> list[tuple[str, Any]]:
     if a.pocl:
-        from ridgeline.datagen.evaltask import datagen_rows
+        from ridgeline.datagen.store import datagen_rows
 
         return [(f"PoCL ({a.pocl}, {a.pocl_time} of repeats)", datagen_rows(a.pocl, a.pocl_time))]
     return [(CLGEN_GPUS[w][1], clgen_rows(w)) for w in a.gpus.split(",")]

@@ -23,8 +23,8 @@ from ridgeline.datagen import (
     sample_launches,
     size_kernel,
 )
-from ridgeline.datagen.evaltask import datagen_rows
 from ridgeline.datagen.sampling import FULL_FACTOR, sample_id
+from ridgeline.datagen.store import datagen_rows
 from ridgeline.errors import UsageError
 from ridgeline.profiles.oclgrind import oclgrind_available
 from tests.conftest import require

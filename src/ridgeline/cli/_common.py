@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable, Sequence
 from typing import Any
+
+from ridgeline.tables import print_table
 
 __all__ = ["add_gpu_file", "add_data_dir", "add_build_options", "build_of", "print_json",
            "print_table"]
@@ -58,26 +59,3 @@ def add_data_dir(p: argparse.ArgumentParser) -> None:
 def print_json(obj: Any) -> None:
     json.dump(obj, sys.stdout, indent=2, default=str)
     sys.stdout.write("\n")
-
-
-def print_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
-    rows = [[_fmt(v) for v in r] for r in rows]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
-              for i, h in enumerate(headers)]
-    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
-    print(line.rstrip())
-    print("  ".join("-" * w for w in widths))
-    for r in rows:
-        print("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
-
-
-def _fmt(v: Any) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, float):
-        if v == 0:
-            return "0"
-        if abs(v) >= 1e5 or abs(v) < 1e-3:
-            return f"{v:.3e}"
-        return f"{v:.4g}"
-    return str(v)

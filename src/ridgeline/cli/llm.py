@@ -78,14 +78,13 @@ def call_limits(a: argparse.Namespace) -> CallLimits:
     """The CallLimits of the parsed flags (validated: a bad value names its flag)."""
     from ridgeline.llm.settings import CallLimits
 
-    return CallLimits(getattr(a, "timeout", None), getattr(a, "max_attempts", None),
-                      getattr(a, "total_timeout", None))
+    return CallLimits.from_cli(a)
 
 
 def warn_failures(failures: Failures) -> None:
     """Print a batch's failed items with their last error on stderr."""
-    for i, line in enumerate(failures.lines()):
-        print(("warning: " if i == 0 else "") + line, file=sys.stderr)
+    if failures.failed:
+        print(failures.warning(), file=sys.stderr)
 
 
 def _serve(s: argparse._SubParsersAction) -> None:
@@ -181,7 +180,7 @@ def _run(s: argparse._SubParsersAction) -> None:
 
 
 def _cmd_run(a: argparse.Namespace) -> int:
-    from ridgeline.llm.evaltask import run_task
+    from ridgeline.evaluation.tasks.paper_a import run_task
 
     return run_task(a)
 

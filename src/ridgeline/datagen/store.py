@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from ridgeline._atomic import atomic_path
+from ridgeline.errors import UsageError
 
-__all__ = ["ShardWriter", "done_kernels", "read_samples", "read_kernels"]
+__all__ = ["ShardWriter", "done_kernels", "read_samples", "read_kernels", "datagen_rows",
+           "TIME_STATISTICS"]
 
 _LIST_COLS = ("times_ns",)
 
@@ -101,3 +103,34 @@ class ShardWriter:
             self._write(self._samples, "samples", tag)
         self._write(self._kernels, "kernels", tag)
         self._kernels, self._samples = [], []
+
+
+#: which of a sample's repeats is its time: the median (what datagen reports) or the fastest.
+#: On a CPU device the fastest is the kernel's time free of the runtime's thread wake-ups:
+#: PoCL's small multi-group launches take ~0.3, 1.9 or 7 us by whether its workers were awake,
+#: and the repeats of one sample can jump between those modes
+TIME_STATISTICS = ("median", "min")
+
+
+def datagen_rows(folder: str | Path, time: str = "median") -> Any:
+    """Timed samples of a datagen folder as regression rows (kernel time, no transfers);
+    *time* is one of :data:`TIME_STATISTICS`."""
+    if time not in TIME_STATISTICS:
+        raise UsageError(f"time statistic {time!r} is not one of {', '.join(TIME_STATISTICS)}")
+
+    s = read_samples(folder)
+    s = s[s["status"] == "ok"].reset_index(drop=True)
+    srcs: dict[str, str] = {}
+    root = Path(folder)
+    src_dir = root / "sources"
+    for h in s["kernel_hash"].unique():
+        f = src_dir / f"{h}.cl"
+        if f.exists():
+            srcs[h] = f.read_text()
+    s = s[s["kernel_hash"].isin(srcs)].reset_index(drop=True)
+    transfer = s["args"].map(lambda a: 2 * sum(x.get("nbytes", 0) for x in json.loads(a)
+                                               if x["kind"] == "buffer"))
+    ns = s["time_ns"] if time == "median" else s["times_ns"].map(
+        lambda v: float(min(json.loads(v) if isinstance(v, str) else v)))
+    return s.assign(src=s["kernel_hash"].map(srcs), kernel_file=s["kernel_hash"],
+                    transfer=transfer, time_us=ns / 1000.0)

@@ -150,6 +150,11 @@ class Failures:
             raise BackendError(f"all {self.total} items failed{where}; the last one "
                                f"(item {rid}, attempts={attempts}): {error}")
 
+    def warning(self) -> str:
+        """The :meth:`lines` as a warning to print on stderr ("" when nothing failed)."""
+        return "\n".join(("warning: " if i == 0 else "") + line
+                         for i, line in enumerate(self.lines()))
+
     def lines(self, limit: int = 5) -> list[str]:
         """A summary line, then the first *limit* failed items with their last error."""
         if not self.failed:

@@ -130,6 +130,13 @@ class CallLimits:
                 for name, (_, var, _) in _LIMITS.items()}
         return cls(**vals)  # type: ignore[arg-type]
 
+    @classmethod
+    def from_cli(cls, args: Any) -> CallLimits:
+        """The limits of the parsed ``--timeout``, ``--max-attempts`` and ``--total-timeout``
+        (validated: a bad value names its flag); an absent flag is unset."""
+        return cls(getattr(args, "timeout", None), getattr(args, "max_attempts", None),
+                   getattr(args, "total_timeout", None))
+
     def over(self, base: CallLimits) -> CallLimits:
         """These limits, each unset one taken from *base*."""
         return CallLimits(*(getattr(self, n) if getattr(self, n) is not None

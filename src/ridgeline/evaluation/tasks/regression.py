@@ -12,7 +12,7 @@ from typing import Any
 
 from ridgeline.evaluation.tasks import EVAL_TASKS, EvalTask
 
-__all__ = ["run_clgen", "run_pocl", "datagen_rows", "TIME_STATISTICS"]
+__all__ = ["run_clgen", "run_pocl"]
 
 _KINDS = {"gbm-regressor": "gbm", "gbm": "gbm", "llm-regressor": "llm", "llm": "llm"}
 
@@ -63,44 +63,9 @@ def run_clgen(args: argparse.Namespace) -> int:
     return 0
 
 
-#: which of a sample's repeats is its time: the median (what datagen reports) or the fastest.
-#: On a CPU device the fastest is the kernel's time free of the runtime's thread wake-ups:
-#: PoCL's small multi-group launches take ~0.3, 1.9 or 7 us by whether its workers were awake,
-#: and the repeats of one sample can jump between those modes
-TIME_STATISTICS = ("median", "min")
-
-
-def datagen_rows(folder: str | Path, time: str = "median") -> Any:
-    """Timed samples of a datagen folder as regression rows (kernel time, no transfers);
-    *time* is one of :data:`TIME_STATISTICS`."""
-    import json as _json
-
-    from ridgeline.datagen.store import read_samples
-    from ridgeline.errors import UsageError
-
-    if time not in TIME_STATISTICS:
-        raise UsageError(f"time statistic {time!r} is not one of {', '.join(TIME_STATISTICS)}")
-
-    s = read_samples(folder)
-    s = s[s["status"] == "ok"].reset_index(drop=True)
-    srcs: dict[str, str] = {}
-    root = Path(folder)
-    src_dir = root / "sources"
-    for h in s["kernel_hash"].unique():
-        f = src_dir / f"{h}.cl"
-        if f.exists():
-            srcs[h] = f.read_text()
-    s = s[s["kernel_hash"].isin(srcs)].reset_index(drop=True)
-    transfer = s["args"].map(lambda a: 2 * sum(x.get("nbytes", 0) for x in _json.loads(a)
-                                               if x["kind"] == "buffer"))
-    ns = s["time_ns"] if time == "median" else s["times_ns"].map(
-        lambda v: float(min(_json.loads(v) if isinstance(v, str) else v)))
-    return s.assign(src=s["kernel_hash"].map(srcs), kernel_file=s["kernel_hash"],
-                    transfer=transfer, time_us=ns / 1000.0)
-
-
 def run_pocl(args: argparse.Namespace) -> int:
     from ridgeline.datagen.regression import evaluate_folds, evaluate_split, make_regressor
+    from ridgeline.datagen.store import datagen_rows
     from ridgeline.errors import UsageError
     from ridgeline.evaluation.provenance import provenance
 

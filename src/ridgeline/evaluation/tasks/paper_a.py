@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ridgeline.errors import UsageError
 from ridgeline.evaluation.tasks import EVAL_TASKS, EvalTask
+from ridgeline.tables import print_table
 
 __all__ = ["run_task"]
 
 
 def run_task(args: argparse.Namespace) -> int:
-    from ridgeline.cli._common import print_table
-    from ridgeline.cli.llm import call_limits, warn_failures
     from ridgeline.llm.experiment import PaperARun, run_paper_a
     from ridgeline.llm.runner import Failures
+    from ridgeline.llm.settings import CallLimits
 
     predictor = (args.predictor or "llm").lower()
     if predictor not in ("llm", "llm-classifier"):
@@ -43,7 +44,7 @@ def run_task(args: argparse.Namespace) -> int:
         context=getattr(args, "context", None) or "program",
         counts_file=getattr(args, "counts_file", None),
         seed=args.seed,
-        limits=call_limits(args),
+        limits=CallLimits.from_cli(args),
     )
     frame, table, out = run_paper_a(run)
     print(f"paper-a, scenario {scenario}, model {args.model}: {len(frame)} kernels "
@@ -55,7 +56,8 @@ def run_task(args: argparse.Namespace) -> int:
     fails = Failures(len(frame), [(str(i), int(n), str(e)) for i, n, e in
                                   zip(bad.id, bad.attempts, bad.error, strict=True)])
     fails.raise_if_all_failed(f" (results: {out})")
-    warn_failures(fails)
+    if fails.failed:
+        print(fails.warning(), file=sys.stderr)
     return 0
 
 

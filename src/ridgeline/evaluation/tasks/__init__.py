@@ -29,8 +29,8 @@ EVAL_TASKS: Registry[EvalTask] = Registry("evaluation task")
 #: modules that register tasks (imported on demand by load_tasks)
 TASK_MODULES: list[str] = [
     "ridgeline.evaluation.hecbench_eval",
-    "ridgeline.llm.evaltask",
-    "ridgeline.datagen.evaltask",
+    "ridgeline.evaluation.tasks.paper_a",
+    "ridgeline.evaluation.tasks.regression",
 ]
 
 
