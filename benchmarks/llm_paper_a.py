@@ -19,7 +19,7 @@ import os
 import time
 from pathlib import Path
 
-from ridgeline.llm.experiment import PaperARun, run_paper_a
+from ridgeline.evaluation.paper_a_run import PaperARun, run_paper_a
 
 
 def main() -> None:

@@ -80,7 +80,7 @@ def test_eval_task_rejects_other_predictors(capsys: pytest.CaptureFixture[str]) 
 
 
 def test_profiling_with_counted_numbers(tmp_path: Path) -> None:
-    from ridgeline.llm.augment import counted_profile
+    from ridgeline.evaluation.augment import counted_profile
     from ridgeline.llm.paper_a import build_items
     from ridgeline.llm.scenarios import get_scenario
 
@@ -99,8 +99,8 @@ def test_profiling_with_counted_numbers(tmp_path: Path) -> None:
 
 
 def test_tool_augmented_uses_a_registered_predictor(tmp_path: Path) -> None:
+    from ridgeline.evaluation.augment import extras_for
     from ridgeline.hardware import Counts
-    from ridgeline.llm.augment import extras_for
     from ridgeline.llm.paper_a import build_items
     from ridgeline.llm.scenarios import get_scenario
     from ridgeline.predictors import PREDICTORS, Prediction, Predictor

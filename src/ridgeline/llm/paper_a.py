@@ -1,4 +1,5 @@
-"""Prompts for the paper-a rows (the 2025 paper's balanced HeCBench set) and its table."""
+"""Prompts for the paper-a rows (the 2025 paper's balanced HeCBench set) and their results
+frame."""
 
 from __future__ import annotations
 
@@ -25,7 +26,6 @@ __all__ = [
     "omp_function_name",
     "gpu_peaks",
     "build_items",
-    "paper_table",
     "results_frame",
 ]
 
@@ -142,21 +142,3 @@ def build_items(
 
 def results_frame(results: list[ItemResult]) -> pd.DataFrame:
     return pd.DataFrame([r.row() for r in results])
-
-
-def paper_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """The paper's table: accuracy, macro-F1 and MCC for CUDA, OpenMP and both; rows
-    without an answer are *unanswered* (the model named no class) or *failed* (the prompt
-    or the call failed: see the error column); both count as wrong."""
-    from ridgeline.evaluation import classification
-
-    rows = []
-    for name, part in (("CUDA", frame[frame.model_type == "cuda"]),
-                       ("OpenMP", frame[frame.model_type == "omp"]),
-                       ("both", frame)):
-        m = classification(list(part.truth), list(part.answer))
-        failed = int(part.error.notna().sum()) if "error" in part else 0
-        rows.append({"languages": name, "n": m["n"], "accuracy": m["accuracy"],
-                     "macro_f1": m["macro_f1"], "mcc": m["mcc"],
-                     "unanswered": m["n_unanswered"] - failed, "failed": failed})
-    return pd.DataFrame(rows)

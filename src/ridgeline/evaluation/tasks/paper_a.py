@@ -13,7 +13,7 @@ __all__ = ["run_task"]
 
 
 def run_task(args: argparse.Namespace) -> int:
-    from ridgeline.llm.experiment import PaperARun, run_paper_a
+    from ridgeline.evaluation.paper_a_run import PaperARun, run_paper_a
     from ridgeline.llm.runner import Failures
     from ridgeline.llm.settings import CallLimits
 

@@ -15,15 +15,17 @@ from typing import Any
 
 import pandas as pd
 
+from ridgeline.evaluation.metrics import classification
+from ridgeline.evaluation.provenance import provenance
 from ridgeline.llm.cache import ResponseCache, default_cache_path
 from ridgeline.llm.client import LLMClient
-from ridgeline.llm.paper_a import build_items, paper_table, results_frame
+from ridgeline.llm.paper_a import build_items, results_frame
 from ridgeline.llm.runner import run_items
 from ridgeline.llm.scenarios import KernelPrompt, get_scenario
 from ridgeline.llm.session import is_embedded, open_backend
 from ridgeline.llm.settings import CallLimits, GenerationSettings
 
-__all__ = ["PaperARun", "run_paper_a"]
+__all__ = ["PaperARun", "run_paper_a", "paper_table"]
 
 log = logging.getLogger(__name__)
 #: o200k tokens of program source kept for the embedded model (8,192-token context)
@@ -90,8 +92,7 @@ def _slug(text: str) -> str:
 
 def run_paper_a(run: PaperARun) -> tuple[pd.DataFrame, pd.DataFrame, Path]:
     """Run *run*; return (per-kernel results, the paper's table, output folder)."""
-    from ridgeline.evaluation import provenance
-    from ridgeline.llm.augment import extras_for
+    from ridgeline.evaluation.augment import extras_for
 
     scenario = get_scenario(run.scenario)
     df = _rows(run)
@@ -150,3 +151,19 @@ def run_paper_a(run: PaperARun) -> tuple[pd.DataFrame, pd.DataFrame, Path]:
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
     return frame, table, out
+
+
+def paper_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """The paper's table: accuracy, macro-F1 and MCC for CUDA, OpenMP and both; rows
+    without an answer are *unanswered* (the model named no class) or *failed* (the prompt
+    or the call failed: see the error column); both count as wrong."""
+    rows = []
+    for name, part in (("CUDA", frame[frame.model_type == "cuda"]),
+                       ("OpenMP", frame[frame.model_type == "omp"]),
+                       ("both", frame)):
+        m = classification(list(part.truth), list(part.answer))
+        failed = int(part.error.notna().sum()) if "error" in part else 0
+        rows.append({"languages": name, "n": m["n"], "accuracy": m["accuracy"],
+                     "macro_f1": m["macro_f1"], "mcc": m["mcc"],
+                     "unanswered": m["n_unanswered"] - failed, "failed": failed})
+    return pd.DataFrame(rows)

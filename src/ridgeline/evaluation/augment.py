@@ -11,8 +11,10 @@ from typing import Any
 
 from ridgeline.errors import ExecutionError, RidgelineError, UnknownNameError, UsageError
 from ridgeline.hardware import Counts, get_gpu, intensities
+from ridgeline.launch import KernelRef, Launch
 from ridgeline.llm.paper_a import hecbench_sources_root
 from ridgeline.llm.scenarios import KernelPrompt, Scenario
+from ridgeline.predictors import load_predictors
 
 __all__ = [
     "extras_for",
@@ -27,8 +29,6 @@ TOOL_PREFERENCE = ("learned", "analytic")
 
 
 def _registry() -> Any:
-    from ridgeline.predictors.base import load_predictors
-
     return load_predictors()
 
 
@@ -56,8 +56,6 @@ def tool_summary(counts: Any) -> str:
 
 
 def _tool(name: str, gpu_name: str) -> Callable[[Any, KernelPrompt], None]:
-    from ridgeline.predictors import KernelRef, Launch
-
     reg = _registry()
     if name not in reg:
         raise UnknownNameError("predictor", name, reg.names())
