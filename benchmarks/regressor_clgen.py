@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ridgeline.datagen.clgen import CLGEN_GPUS, clgen_rows
-from ridgeline.datagen.regression import evaluate_folds, evaluate_split, make_regressor
+from ridgeline.evaluation.regressors import evaluate_folds, evaluate_split, make_regressor
 from ridgeline.predictors.gbm_regressor import GBMRegressor
 
 
@@ -97,7 +97,7 @@ def by_band(rows: Any, model: Any, seed: int) -> dict[str, dict[str, float]]:
     where the error sits (launch-overhead-sized kernels or long ones)."""
     import numpy as np
 
-    from ridgeline.datagen.regression import grouped_split
+    from ridgeline.evaluation.regressors import grouped_split
 
     _, te = grouped_split(rows["kernel_file"].tolist(), 0.1, seed)
     test = rows[te].reset_index(drop=True)

@@ -10,7 +10,7 @@ import pytest
 
 from ridgeline.cli import main
 from ridgeline.errors import InputFileError
-from ridgeline.llm.finetune import export_finetune, read_jsonl
+from ridgeline.workflows.finetune import export_finetune, read_jsonl
 
 
 def _rows() -> pd.DataFrame:

@@ -70,8 +70,8 @@ def test_regress_batch_contract(tmp_path: Path) -> None:
     import json
 
     from ridgeline.cli._app import main
-    from ridgeline.datagen.regression import predict_batch
     from ridgeline.predictors.gbm_regressor import GBMRegressor
+    from ridgeline.workflows.regressors import predict_batch
 
     model = GBMRegressor(max_iter=100, min_samples_leaf=2).fit(_rows())
     model.save(tmp_path / "model")

@@ -256,7 +256,7 @@ def _export(s: argparse._SubParsersAction) -> None:
 
 def _cmd_export(a: argparse.Namespace) -> int:
     from ridgeline.datasets import load
-    from ridgeline.llm.finetune import export_finetune
+    from ridgeline.workflows.finetune import export_finetune
 
     counts = export_finetune(load("paper-a", a.data_dir), a.out, a.scenario,
                              max_source_tokens=a.max_source_tokens, cutoff=a.cutoff or None)
@@ -285,7 +285,7 @@ def _finetune(s: argparse._SubParsersAction) -> None:
 
 
 def _cmd_finetune(a: argparse.Namespace) -> int:
-    from ridgeline.llm.finetune import finetune_local
+    from ridgeline.workflows.finetune import finetune_local
 
     res = finetune_local(a.train, a.validation, a.out, a.steps, a.lr, max_len=a.max_len,
                          random_state=a.seed, max_validation=a.max_validation,

@@ -202,7 +202,7 @@ def _register_train(sub: argparse._SubParsersAction) -> None:
 
 
 def _train(a: argparse.Namespace) -> int:
-    from ridgeline.datagen.regression import train_clgen
+    from ridgeline.workflows.regressors import train_clgen
 
     report = train_clgen(a.clgen, a.out, model=a.model, backbone=a.backbone,
                          finetune=a.finetune, seed=a.seed, data_dir=a.data_dir,
@@ -237,7 +237,7 @@ def _register_batch(sub: argparse._SubParsersAction) -> None:
 def _batch(a: argparse.Namespace) -> int:
     import pandas as pd
 
-    from ridgeline.datagen.regression import load_regressor, predict_batch
+    from ridgeline.workflows.regressors import load_regressor, predict_batch
 
     path = Path(a.rows)
     if not path.is_file():

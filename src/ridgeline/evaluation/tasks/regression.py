@@ -43,8 +43,8 @@ def _write(out: Path, name: str, report: dict[str, Any]) -> None:
 
 def run_clgen(args: argparse.Namespace) -> int:
     from ridgeline.datagen.clgen import CLGEN_GPUS, clgen_rows
-    from ridgeline.datagen.regression import evaluate_split, make_regressor
     from ridgeline.evaluation.provenance import provenance
+    from ridgeline.evaluation.regressors import evaluate_split, make_regressor
 
     results = {}
     for which in ("nvidia", "amd"):
@@ -64,10 +64,10 @@ def run_clgen(args: argparse.Namespace) -> int:
 
 
 def run_pocl(args: argparse.Namespace) -> int:
-    from ridgeline.datagen.regression import evaluate_folds, evaluate_split, make_regressor
     from ridgeline.datagen.store import datagen_rows
     from ridgeline.errors import UsageError
     from ridgeline.evaluation.provenance import provenance
+    from ridgeline.evaluation.regressors import evaluate_folds, evaluate_split, make_regressor
 
     if not getattr(args, "model", None):
         raise UsageError("--task pocl-regression needs --model DATAGEN_DIR (a datagen output)")

@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from ridgeline.errors import InputFileError, MissingDependencyError, UsageError
+from ridgeline.evaluation.metrics import classification
 from ridgeline.llm.backends import Message
 from ridgeline.llm.paper_a import build_items
 from ridgeline.llm.scenarios import get_scenario
@@ -138,8 +139,6 @@ def _predict(torch: Any, model: Any, tok: Any, convs: Iterable[list[Message]],
 
 
 def _metrics(truth: list[str], preds: list[str]) -> dict[str, Any]:
-    from ridgeline.evaluation import classification
-
     m = classification(truth, preds)
     return {"n": m["n"], "accuracy": m["accuracy"], "macro_f1": m["macro_f1"],
             "mcc": m["mcc"], "predicted_compute": sum(p == "Compute" for p in preds)}

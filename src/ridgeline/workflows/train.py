@@ -1,47 +1,49 @@
-"""``ridgeline train``: rebuild the shipped model and report its program-grouped figures."""
+"""``ridgeline train``: rebuild the shipped count model from program sources, or refit it from a
+feature table built earlier, and its paper-A program-grouped CV figures."""
 
 from __future__ import annotations
 
-import json
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ridgeline.errors import InputFileError, UsageError
+from ridgeline.evaluation.hecbench_eval import cv_paper_a, set_model_params
 from ridgeline.predictors.learned import MODEL_FILE, TABLE_FILE, save_model
 from ridgeline.predictors.training import build_table, train_from_table
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["train_command", "refit_command"]
+__all__ = ["models_dir", "build_feature_table", "read_feature_table", "fit_and_evaluate"]
 
 
-def _models_dir() -> Path:
+def models_dir() -> Path:
     """The installed package's models folder (where the shipped model and table live)."""
     return Path(str(resources.files("ridgeline").joinpath("models")))
 
 
-def train_command(sources: Path, data_dir: str | None, out: str | None,
-                  jobs: int | None, max_iter: int | None = None) -> int:
+def build_feature_table(sources: Path, data_dir: str | None, out: str | None,
+                        jobs: int | None) -> tuple[pd.DataFrame, Path]:
+    """The feature table of the programs in *sources*, written to *out* (default: the models
+    folder): (table, that folder)."""
     if not sources.is_dir():
         raise InputFileError(f"--sources {str(sources)!r} is not a folder")
-    dest = Path(out) if out else _models_dir()
+    dest = Path(out) if out else models_dir()
     dest.mkdir(parents=True, exist_ok=True)
     table = build_table(sources, data_dir, jobs=jobs)
-    n_err = int((table["error"].fillna("") != "").sum())
-    print(f"analysed {len(table)} rows ({n_err} could not be analysed)")
     table.to_parquet(dest / TABLE_FILE, index=False)
-    return _fit_and_report(table, dest, max_iter)
+    return table, dest
 
 
-def refit_command(table_file: str | None, out: str | None,
-                  max_iter: int | None = None) -> int:
-    """Refit the count model from a feature table built earlier (default: the shipped one)
-    and the counted table as it is now (after new CPU-execution counts)."""
+def read_feature_table(table_file: str | None, out: str | None
+                       ) -> tuple[pd.DataFrame, Path, Path]:
+    """A feature table built earlier (default: the shipped one), copied to *out* when that is
+    another folder: (table, the file read, the folder the model goes to). The refit takes
+    the counted table as it is now (after new CPU-execution counts)."""
     import pandas as pd
 
-    models = _models_dir()
+    models = models_dir()
     src = Path(table_file) if table_file else models / TABLE_FILE
     if not src.is_file():
         raise InputFileError(f"feature table {str(src)!r} does not exist (build one with "
@@ -49,24 +51,19 @@ def refit_command(table_file: str | None, out: str | None,
     dest = Path(out) if out else models
     dest.mkdir(parents=True, exist_ok=True)
     table = pd.read_parquet(src)
-    print(f"refitting from {src} ({len(table)} rows)")
     if dest.resolve() != src.parent.resolve():
         table.to_parquet(dest / TABLE_FILE, index=False)
-    return _fit_and_report(table, dest, max_iter)
+    return table, src, dest
 
 
-def _fit_and_report(table: pd.DataFrame, dest: Path, max_iter: int | None) -> int:
-    from ridgeline.evaluation.hecbench_eval import cv_paper_a, set_model_params
-
+def fit_and_evaluate(table: pd.DataFrame, dest: Path, max_iter: int | None = None
+                     ) -> tuple[Path, dict[str, Any]]:
+    """Fit the count model on *table*, save it in *dest*, and score the paper-A set by
+    program-grouped 5-fold CV: (the model file, the CV figures)."""
     if max_iter is not None and max_iter < 1:
         raise UsageError(f"--max-iter must be at least 1, got {max_iter}")
     kw = {"max_iter": max_iter} if max_iter else {}
     set_model_params(**kw)
     model = train_from_table(table, **kw)
     save_model(model, dest / MODEL_FILE)
-    print(f"wrote {dest / MODEL_FILE} and {dest / TABLE_FILE}")
-    figs = cv_paper_a(table)
-    print("paper-A set (RTX 3080), program-grouped 5-fold CV:")
-    print(json.dumps({k: v for k, v in figs.items() if not k.startswith("_")}, indent=2,
-                     default=str))
-    return 0
+    return dest / MODEL_FILE, cv_paper_a(table)
