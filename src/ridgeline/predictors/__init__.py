@@ -8,6 +8,7 @@ from ridgeline.predictors.base import (
     PREDICTORS,
     Prediction,
     Predictor,
+    Query,
     get_predictor,
     load_predictors,
 )
@@ -20,6 +21,7 @@ __all__ = [
     "Launch",
     "Prediction",
     "Predictor",
+    "Query",
     "check_launch_limits",
     "get_predictor",
     "load_predictors",

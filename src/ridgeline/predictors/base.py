@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,7 @@ from ridgeline.launch import (
 __all__ = [
     "Prediction",
     "Predictor",
+    "Query",
     "PREDICTORS",
     "PREDICTOR_MODULES",
     "load_predictors",
@@ -93,6 +95,10 @@ class Prediction:
         }
 
 
+#: one row of a frame of launches to predict: which kernel, how it is launched, on which GPU
+Query = tuple[KernelRef, Launch, GPU]
+
+
 class Predictor(abc.ABC):
     """Everything that predicts implements this, so one harness compares them."""
 
@@ -101,6 +107,13 @@ class Predictor(abc.ABC):
     @abc.abstractmethod
     def predict(self, kernel: KernelRef, launch: Launch, gpu: GPU) -> Prediction:
         """Predict counts, time and classes of one launch of *kernel* on *gpu*."""
+
+    def predict_frame(self, queries: Iterable[Query]) -> list[Prediction]:
+        """One :class:`Prediction` per (kernel, launch, gpu) row, in order. The default asks
+        :meth:`predict` row by row; a predictor with a batch path overrides it and gives the
+        same predictions (the conformance tests check it). A row that fails raises, as
+        :meth:`predict` does."""
+        return [self.predict(kernel, launch, gpu) for kernel, launch, gpu in queries]
 
 
 #: predictors by name; implementations add themselves: ``PREDICTORS.add("name", Class)``

@@ -12,16 +12,17 @@ from __future__ import annotations
 import json
 import math
 import pickle
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from ridgeline.errors import MissingDataError, NotFittedError, SchemaError
 from ridgeline.hardware import GPU, Counts
 from ridgeline.launch import KernelRef, Launch
-from ridgeline.predictors.base import PREDICTORS, Prediction, Predictor
+from ridgeline.predictors.base import PREDICTORS, Prediction, Predictor, Query
 from ridgeline.sources.clbuild import BuildOptions
 
-__all__ = ["GBMRegressor", "featurize", "REQUIRED"]
+__all__ = ["GBMRegressor", "featurize", "REQUIRED", "kernel_source", "time_predictions"]
 
 REQUIRED = ("src", "global_size", "local_size", "transfer")
 
@@ -155,15 +156,11 @@ class GBMRegressor(Predictor):
         return [notes[k] for k in _keys(rows)]
 
     def predict(self, kernel: KernelRef, launch: Launch, gpu: GPU) -> Prediction:
-        import pandas as pd
+        return self.predict_frame([(kernel, launch, gpu)])[0]
 
-        src = _kernel_source(kernel)
-        g = launch.threads or (launch.grid[0] if launch.grid else 1024)
-        loc = launch.block[0] if launch.block else 64
-        rows = pd.DataFrame([{"src": src, "global_size": g, "local_size": loc, "transfer": 0}])
-        t_us = float(self.predict_rows(rows)[0])
-        return Prediction(kernel.name, gpu.name, Counts(), t_us * 1e-6, self.name,
-                          origin={"time_s": f"{self.name} (trained on {self.target_})"})
+    def predict_frame(self, queries: Iterable[Query]) -> list[Prediction]:
+        """The rows' features built together and the model asked once."""
+        return time_predictions(self, list(queries), _launch_row)
 
     def save(self, out: str | Path) -> Path:
         d = Path(out)
@@ -184,7 +181,28 @@ class GBMRegressor(Predictor):
     target_: str = "unknown"
 
 
-def _kernel_source(kernel: KernelRef) -> str:
+def _launch_row(kernel: KernelRef, launch: Launch) -> dict[str, Any]:
+    """The regressor's row of one launch: the kernel's source, global and local size."""
+    g = launch.threads or (launch.grid[0] if launch.grid else 1024)
+    loc = launch.block[0] if launch.block else 64
+    return {"src": kernel_source(kernel), "global_size": g, "local_size": loc, "transfer": 0}
+
+
+def time_predictions(reg: Any, queries: list[Query],
+                     row: Callable[[KernelRef, Launch], dict[str, Any]]) -> list[Prediction]:
+    """A time regressor's predictions of *queries*: one :meth:`predict_rows` over the rows
+    *row* makes of them."""
+    import pandas as pd
+
+    if not queries:
+        return []
+    us = reg.predict_rows(pd.DataFrame([row(kernel, launch) for kernel, launch, _ in queries]))
+    return [Prediction(kernel.name, gpu.name, Counts(), float(t) * 1e-6, reg.name,
+                       origin={"time_s": f"{reg.name} (trained on {reg.target_})"})
+            for (kernel, _, gpu), t in zip(queries, us, strict=True)]
+
+
+def kernel_source(kernel: KernelRef) -> str:
     for p in kernel.sources:
         if p.is_file():
             return p.read_text(errors="replace")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import math
 import warnings
+from collections.abc import Iterable
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
@@ -24,7 +25,7 @@ from ridgeline.hardware import GPU, Counts, get_rule
 from ridgeline.launch import KernelRef, Launch
 from ridgeline.predictors.analysis import KernelAnalysis, analyze_launch
 from ridgeline.predictors.analytic import require_sizes
-from ridgeline.predictors.base import PREDICTORS, Prediction, Predictor
+from ridgeline.predictors.base import PREDICTORS, Prediction, Predictor, Query
 from ridgeline.predictors.counted import (
     COUNTED_COLUMNS,
     counted_features,
@@ -665,6 +666,22 @@ class LearnedPredictor(Predictor):
         self.counted = counted
 
     def predict(self, kernel: KernelRef, launch: Launch, gpu: GPU) -> Prediction:
+        return self.predict_frame([(kernel, launch, gpu)])[0]
+
+    def predict_frame(self, queries: Iterable[Query]) -> list[Prediction]:
+        """Every row analysed on its own, the model asked once for the whole frame."""
+        rows = [(*self._launch_row(kernel, launch, gpu), gpu) for kernel, launch, gpu in queries]
+        if not rows:
+            return []
+        frame = pd.DataFrame([lf for _, lf, _ in rows], columns=LAUNCH_COLUMNS + COUNTED_COLUMNS)
+        X = features_frame(frame, [gpu for _, _, gpu in rows])
+        Y = (self.model or shipped_model()).predict(X)
+        return [self._prediction(a, lf, gpu, Y.iloc[i]) for i, (a, lf, gpu) in enumerate(rows)]
+
+    def _launch_row(self, kernel: KernelRef, launch: Launch, gpu: GPU
+                    ) -> tuple[KernelAnalysis, dict[str, float]]:
+        """The launch analysed from source (sizes from the CPU run when the source does not
+        give them) and its launch and counted features on *gpu*."""
         instance = next((str(r.get("instance") or "") for r in self.counted or []), "")
         if instance and not launch.instance:
             # the template instantiation the CPU run launched
@@ -679,9 +696,10 @@ class LearnedPredictor(Predictor):
         require_sizes(a)
         lf: dict[str, float] = dict(launch_features(a))
         lf.update(counted_features(self.counted, gpu.name, a.grid, a.block))
-        X = features_frame(pd.DataFrame([lf], columns=LAUNCH_COLUMNS + COUNTED_COLUMNS), [gpu])
-        model = self.model or shipped_model()
-        y = model.predict(X).iloc[0]
+        return a, lf
+
+    def _prediction(self, a: KernelAnalysis, lf: dict[str, float], gpu: GPU,
+                    y: pd.Series) -> Prediction:
         counts = Counts(float(y.flops_sp), float(y.flops_dp), float(y.flops_hp),
                         float(y.int_ops), float(y.dram_bytes))
         notes = list(a.notes)

@@ -23,14 +23,16 @@ import importlib.util
 import json
 import math
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from ridgeline._atomic import atomic_path
 from ridgeline.errors import MissingDataError, MissingDependencyError, NotFittedError
-from ridgeline.hardware import GPU, Counts
+from ridgeline.hardware import GPU
 from ridgeline.launch import KernelRef, Launch
-from ridgeline.predictors.base import PREDICTORS, Prediction, Predictor
+from ridgeline.predictors.base import PREDICTORS, Prediction, Predictor, Query
+from ridgeline.predictors.gbm_regressor import kernel_source, time_predictions
 
 __all__ = ["LLMRegressor", "default_backbone", "render_prompt", "load_backbone"]
 
@@ -144,6 +146,13 @@ def _numeric(row: Any) -> list[float]:
     _, buf = _arg_lines(row["src"], int(g))
     return [math.log2(g), math.log2(loc), math.log2(max(1.0, g / loc)),
             math.log2(max(1.0, float(row["transfer"] or 0))), math.log2(max(1.0, buf))]
+
+
+def _launch_row(kernel: KernelRef, launch: Launch) -> dict[str, Any]:
+    """The regressor's row of one launch: the kernel's source, global and local size."""
+    g = launch.threads or 1024
+    loc = launch.block[0] if launch.block else 64
+    return {"src": kernel_source(kernel), "global_size": g, "local_size": loc, "transfer": 0}
 
 
 class LLMRegressor(Predictor):
@@ -334,17 +343,11 @@ class LLMRegressor(Predictor):
         return np.exp2(z * self.y_std_ + self.y_mean_)
 
     def predict(self, kernel: KernelRef, launch: Launch, gpu: GPU) -> Prediction:
-        import pandas as pd
+        return self.predict_frame([(kernel, launch, gpu)])[0]
 
-        from ridgeline.predictors.gbm_regressor import _kernel_source
-
-        src = _kernel_source(kernel)
-        g = launch.threads or 1024
-        loc = launch.block[0] if launch.block else 64
-        us = float(self.predict_rows(pd.DataFrame(
-            [{"src": src, "global_size": g, "local_size": loc, "transfer": 0}]))[0])
-        return Prediction(kernel.name, gpu.name, Counts(), us * 1e-6, self.name,
-                          origin={"time_s": f"{self.name} (trained on {self.target_})"})
+    def predict_frame(self, queries: Iterable[Query]) -> list[Prediction]:
+        """The rows embedded together and the head asked once."""
+        return time_predictions(self, list(queries), _launch_row)
 
     # -- persistence --------------------------------------------------------------------
     def save(self, out: str | Path) -> Path:
