@@ -2,92 +2,29 @@
 shipped model's predicted time there / its predicted time on the measured GPU), against two
 naive baselines (measured x DRAM bandwidth ratio; measured x FP32 peak ratio).
 
-    python benchmarks/anchored_time.py [--write] [--json OUT.json]
+    python benchmarks/anchored_time.py [--json OUT.json] [--dev-model]
 
-Rows: the HeCBench rows of the shipped feature table (ground truth from
-kernel-performance.csv), paired on every ordered pair of GPUs by (source, kernel, exe_args,
-grid_size, block_size). Predictions: the shipped model with the counts ``predict-batch
---count cached`` gives (the shipped counted table via ``attach_counted``; rows without counts
-learned from the analysed source). The range's quantiles come from the development programs
-only (``is_sealed`` False) and are written to ridgeline/data/anchor/ratio_error.json with
---write; the figures are reported on the sealed programs only.
+Rows and predictions as ``tools/anchor_range.py`` makes them (which writes the range the
+package ships). The range's quantiles come from the development programs only (``is_sealed``
+False); the figures are reported on the sealed programs only.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
-import subprocess
 import sys
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from ridgeline.datasets.sealed import is_sealed, sealed_mask
-from ridgeline.evaluation.provenance import provenance
-from ridgeline.hardware import load_catalog
-from ridgeline.predictors.anchored import RANGE_FILE
-from ridgeline.predictors.counted import COUNTED_COLUMNS, attach_counted, has_counts
-from ridgeline.predictors.featvec import LAUNCH_COLUMNS
-from ridgeline.predictors.learned import TABLE_FILE, TIME_RANGE, features_frame, shipped_model
-from ridgeline.predictors.training import train_from_table
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-KEY = ["source", "kernel", "exe_args", "grid_size", "block_size"]
+from tools.anchor_range import pairs, predicted_rows, stored_range  # noqa: E402
 
-
-def predicted_rows(dev_model: bool = False) -> pd.DataFrame:
-    """The HeCBench rows with the shipped model's time (``pred_ns``) as predict-batch
-    --count cached gives it, and whether the row had counts (``counted``). *dev_model*: a
-    model of the shipped settings fitted on the development programs' rows only instead
-    (the shipped one was fitted on every HeCBench row, the sealed programs' too)."""
-    models = resources.files("ridgeline").joinpath("models")
-    with models.joinpath(TABLE_FILE).open("rb") as fh:
-        t = pd.read_parquet(fh)
-    t = t[t["dataset"] == "hecbench"].reset_index(drop=True)
-    t["exe_args"] = t["exe_args"].fillna("").astype(str).str.strip()
-    # a key listed more than once for a GPU (template instances, repeated launches): paired
-    # by order of occurrence
-    t["occurrence"] = t.groupby([*KEY, "gpu"]).cumcount()
-    cat = load_catalog()
-    gpus = [cat.get(g) for g in t["gpu"]]
-    keys = pd.DataFrame({"source": t["source"].astype(str), "exe_args": t["exe_args"],
-                         "kernel": t["kernel"].astype(str), "gpu": [g.name for g in gpus],
-                         "grid_size": t["grid_size"].astype(str),
-                         "block_size": t["block_size"].astype(str)})
-    filled = attach_counted(keys)
-    base = t[LAUNCH_COLUMNS].copy()
-    for c in COUNTED_COLUMNS:
-        base[c] = filled[c].to_numpy(float)
-    model = shipped_model()
-    if dev_model:
-        full = t.assign(program=t["program"].astype(str))
-        model = train_from_table(full[~sealed_mask(full)])
-    y = model.predict(features_frame(base, gpus))
-    out = t[[*KEY, "occurrence", "program", "gpu", "time_ns"]].copy()
-    out["gpu"] = [g.name for g in gpus]
-    # rows whose source analysis failed get an error from predict-batch: no prediction
-    out["pred_ns"] = np.where(t["error"].fillna("") == "", y["time_ns"].to_numpy(float), np.nan)
-    out["counted"] = has_counts(base)
-    out["bw"] = [g.bandwidth for g in gpus]
-    out["fp32"] = [g.peak("sp") for g in gpus]
-    return out
-
-
-def pairs(rows: pd.DataFrame) -> pd.DataFrame:
-    """Every ordered pair (measured GPU a, target b) of rows with the same key."""
-    m = rows.merge(rows, on=[*KEY, "occurrence", "program"], suffixes=("_a", "_b"))
-    m = m[m["gpu_a"] != m["gpu_b"]].reset_index(drop=True)
-    m = m[(m["time_ns_a"] > 0) & (m["time_ns_b"] > 0)].reset_index(drop=True)
-    m["predicted"] = (m["pred_ns_a"] > 0) & (m["pred_ns_b"] > 0)
-    m["anchored"] = m["time_ns_a"] * m["pred_ns_b"] / m["pred_ns_a"]
-    m["bw_ratio"] = m["time_ns_a"] * m["bw_a"] / m["bw_b"]
-    m["fp32_ratio"] = m["time_ns_a"] * m["fp32_a"] / m["fp32_b"]
-    m["sealed"] = [is_sealed(p) for p in m["program"]]
-    return m
+from ridgeline.evaluation.provenance import provenance  # noqa: E402
+from ridgeline.predictors.learned import TIME_RANGE  # noqa: E402
 
 
 def figures(truth: np.ndarray, pred: np.ndarray) -> dict[str, float]:
@@ -96,33 +33,14 @@ def figures(truth: np.ndarray, pred: np.ndarray) -> dict[str, float]:
             "median_ape": float(np.median(np.abs(r - 1.0)))}
 
 
-def quantiles(dev: pd.DataFrame) -> dict[str, Any]:
-    err = np.log10((dev["time_ns_b"] / dev["anchored"]).to_numpy(float))
-    lo, hi = (1 - TIME_RANGE) / 2, 1 - (1 - TIME_RANGE) / 2
-    return {"lo": float(np.quantile(err, lo)), "hi": float(np.quantile(err, hi)),
-            "q_lo": lo, "q_hi": hi, "median": float(np.median(err))}
-
-
-def _git() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, check=True, cwd=Path(__file__).parent).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "?"
-
-
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--write", action="store_true",
-                    help="store the development programs' range quantiles in the package")
     ap.add_argument("--json", default=None, metavar="OUT.json")
     ap.add_argument("--dev-model", action="store_true",
                     help="predict with a model fitted on the development programs only (a "
                     "check that the shipped model's fit on the sealed rows does not carry the "
-                    "figures); not with --write")
+                    "figures)")
     a = ap.parse_args(argv)
-    if a.write and a.dev_model:
-        ap.error("--write stores the shipped model's range; drop --dev-model")
     print("python benchmarks/anchored_time.py " + " ".join(argv))
     rows = predicted_rows(a.dev_model)
     print("model: " + ("fitted on the development programs only (--dev-model)" if a.dev_model
@@ -134,20 +52,8 @@ def main(argv: list[str]) -> int:
     print(f"sealed pairs: {len(seal)} of {n_seal} measured on both GPUs have a prediction on "
           f"both (the rest: source analysis failed, predict-batch gives an error); figures on "
           "those, for all three predictors alike")
-    q = quantiles(dev)
-    stored = {
-        "log10_error_quantiles": q, "coverage": TIME_RANGE,
-        "made": f"benchmarks/anchored_time.py --write at git {_git()} "
-                f"({datetime.date.today().isoformat()}): log10(measured target time / "
-                "anchored time) over every ordered GPU pair of the HeCBench rows measured on "
-                f"both GPUs, development programs only ({len(dev)} pairs, "
-                f"{dev['program'].nunique()} programs); shipped model, counts as "
-                "predict-batch --count cached gives them",
-    }
-    if a.write:
-        path = Path(str(resources.files("ridgeline").joinpath(RANGE_FILE)))
-        path.write_text(json.dumps(stored, indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {path}")
+    stored = stored_range(dev, "benchmarks/anchored_time.py")
+    q = stored["log10_error_quantiles"]
     res: dict[str, Any] = {
         "provenance": provenance(dataset="hecbench (shipped feature table)",
                                  split="sealed programs (range: development programs)",

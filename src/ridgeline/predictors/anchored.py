@@ -3,7 +3,7 @@ the ratio of the model's predicted times (target over measured GPU).
 
 The range is the spread of that ratio's error (measured target time over the anchored
 prediction) on development programs, stored as data (``data/anchor/ratio_error.json``, with
-how it was made) by ``benchmarks/anchored_time.py --write``.
+how it was made) by ``tools/anchor_range.py``.
 """
 
 from __future__ import annotations
