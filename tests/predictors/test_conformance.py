@@ -132,9 +132,12 @@ NAMES = [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in CA
 
 
 def test_every_registered_predictor_has_a_case() -> None:
-    assert set(load_predictors().names()) == set(CASES), (
+    reg = load_predictors()
+    shipped = {n for n in reg.names() if reg.get(n).__module__.startswith("ridgeline.")}
+    assert shipped == set(CASES), (
         "a registered predictor has no conformance case (or a case names a predictor that "
-        "is gone): add a fixture giving it ready to predict, and a line in CASES")
+        "is gone): add a fixture giving it ready to predict, and a line in CASES (a "
+        "predictor a test registers for itself is not counted)")
 
 
 def _case(request: pytest.FixtureRequest, name: str) -> tuple[Predictor, list[Query]]:
