@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ridgeline.errors import SchemaError
+from ridgeline.errors import SchemaError, UsageError
 from ridgeline.evaluation.metrics import regression
 from ridgeline.predictors.gbm_regressor import GBMRegressor
 
@@ -67,6 +67,10 @@ def evaluate_folds(rows: Any, make: Any, k: int = 5, seed: int = 4839,
     plus each fold's MAPE."""
     import numpy as np
 
+    kernels = int(rows["kernel_file"].nunique())
+    if kernels < k:
+        raise UsageError(f"{k}-fold kernel-grouped cross-validation needs at least {k} "
+                         f"kernels with timed samples; the rows have {kernels}")
     pred = np.full(len(rows), np.nan)
     per_fold = []
     for te in grouped_folds(rows["kernel_file"].tolist(), k, seed):
