@@ -64,6 +64,25 @@ class PaperARun:
     limits: CallLimits = field(default_factory=CallLimits)  # how long one call may take
     extras: Callable[[Any, KernelPrompt], None] | None = field(default=None, repr=False)
 
+    @classmethod
+    def from_cli(cls, args: Any) -> PaperARun:
+        """The run the flags of ``ridgeline eval --task paper-a`` and ``ridgeline llm run``
+        ask for (a flag a command lacks takes its default)."""
+        scenario = args.scenario or "zero-shot"
+        return cls(
+            model=args.model, scenario=scenario, base_url=args.base_url,
+            backend=getattr(args, "backend", None), data_dir=args.data_dir, out=args.out,
+            limit=args.limit, sample=getattr(args, "sample", None),
+            split=getattr(args, "split", None) or ("validation" if scenario == "fine-tune"
+                                                   else "all"),
+            concurrency=getattr(args, "concurrency", None),
+            max_source_tokens=getattr(args, "max_source_tokens", None),
+            max_tokens=getattr(args, "max_tokens", None),
+            tool_predictor=getattr(args, "tool_predictor", None),
+            context=getattr(args, "context", None) or "program",
+            counts_file=getattr(args, "counts_file", None), seed=args.seed,
+            limits=CallLimits.from_cli(args))
+
     def settings(self) -> GenerationSettings:
         max_tokens = self.max_tokens
         if max_tokens is None and is_embedded(self.model) and not self.base_url:

@@ -15,7 +15,6 @@ __all__ = ["run_task"]
 def run_task(args: argparse.Namespace) -> int:
     from ridgeline.evaluation.paper_a_run import PaperARun, run_paper_a
     from ridgeline.llm.runner import Failures
-    from ridgeline.llm.settings import CallLimits
 
     predictor = (args.predictor or "llm").lower()
     if predictor not in ("llm", "llm-classifier"):
@@ -25,27 +24,8 @@ def run_task(args: argparse.Namespace) -> int:
         )
     if not args.model:
         raise UsageError("task 'paper-a' needs --model (e.g. smollm2, openai:gpt-4o-mini)")
-    scenario = args.scenario or "zero-shot"
-    run = PaperARun(
-        model=args.model,
-        scenario=scenario,
-        base_url=args.base_url,
-        backend=getattr(args, "backend", None),
-        data_dir=args.data_dir,
-        out=args.out,
-        limit=args.limit,
-        sample=getattr(args, "sample", None),
-        split=getattr(args, "split", None) or ("validation" if scenario == "fine-tune"
-                                               else "all"),
-        concurrency=getattr(args, "concurrency", None),
-        max_source_tokens=getattr(args, "max_source_tokens", None),
-        max_tokens=getattr(args, "max_tokens", None),
-        tool_predictor=getattr(args, "tool_predictor", None),
-        context=getattr(args, "context", None) or "program",
-        counts_file=getattr(args, "counts_file", None),
-        seed=args.seed,
-        limits=CallLimits.from_cli(args),
-    )
+    run = PaperARun.from_cli(args)
+    scenario = run.scenario
     frame, table, out = run_paper_a(run)
     print(f"paper-a, scenario {scenario}, model {args.model}: {len(frame)} kernels "
           f"({int(frame.cached.fillna(False).astype(bool).sum())} from cache, "
