@@ -30,10 +30,11 @@ static const char *SRC =
   "__kernel void twice(__global float *y) {\n"
   "  y[get_global_id(1) * get_global_size(0) + get_global_id(0)] *= 2.0f;\n"
   "}\n";
-int main(void) {
+int main(int argc, char **argv) {
   enum { N = 4096 };
   cl_platform_id pf; cl_device_id dev; cl_int err;
-  if (clGetPlatformIDs(1, &pf, NULL) || clGetDeviceIDs(pf, CL_DEVICE_TYPE_ALL, 1, &dev, NULL))
+  cl_device_type want = argc > 1 ? CL_DEVICE_TYPE_GPU : CL_DEVICE_TYPE_ALL;  /* "gpu" */
+  if (clGetPlatformIDs(1, &pf, NULL) || clGetDeviceIDs(pf, want, 1, &dev, NULL))
     return 2;
   cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
   cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);  /* no profiling asked */
@@ -110,6 +111,20 @@ def test_trace_records_launches_transfers_source_and_options(host: Path,
     assert all(r["end"] >= r["start"] > 0 for r in t.transfers)
     seqs = [r["seq"] for r in (t.transfers[0], scale, twice, t.transfers[1])]
     assert seqs == sorted(seqs)  # one issue order over launches and transfers
+    assert t.fallbacks == []
+
+
+def test_a_program_asking_for_a_gpu_gets_the_cpu_device_only_when_allowed(
+        host: Path, tmp_path: Path) -> None:
+    from ridgeline.opencl.trace import run_traced
+
+    no, t = run_traced(["./host", "gpu"], cwd=host, work=tmp_path / "a", seconds=120)
+    assert no.returncode == 2 and t.launches == []  # PoCL has no GPU device
+    yes, t = run_traced(["./host", "gpu"], cwd=host, work=tmp_path / "b", seconds=120,
+                        env={"RL_CLTRACE_ANY_DEVICE": "1"})
+    assert yes.returncode == 0 and "ok" in yes.stdout, yes.stderr[-2000:]
+    assert [r["asked"] for r in t.fallbacks] == [4]  # CL_DEVICE_TYPE_GPU
+    assert [r["kernel"] for r in t.launches] == ["scale", "twice"]
 
 
 def test_trace_of_a_program_cut_by_its_time_limit_keeps_complete_lines(tmp_path: Path) -> None:

@@ -4,7 +4,9 @@ with the runtime's own profiling events.
 The interposer ``runtime/rl_cltrace.c`` is preloaded into the program: it turns profiling on
 for every command queue and writes one JSON line per program source, build, kernel launch
 (name, global/local sizes, argument kinds and bytes, device start/end) and transfer (read,
-write, copy, fill, map, unmap: bytes and device times).
+write, copy, fill, map, unmap: bytes and device times). With ``RL_CLTRACE_ANY_DEVICE=1``
+in its environment, a program asking for a device type the platform lacks (a GPU, on PoCL's
+CPU device) gets the platform's devices.
 
     so = interposer()
     outcome, trace = run_traced(["./gemm.exe"], cwd=folder, work=tmp, seconds=60)
@@ -62,13 +64,15 @@ def interposer(cache: Path | None = None) -> Path:
 @dataclass
 class Trace:
     """The records of one run: program sources and build options by program id, kernel
-    launches and transfers in issue order, and lines that could not be read."""
+    launches and transfers in issue order, the device-type fallbacks taken
+    (``RL_CLTRACE_ANY_DEVICE``) and lines that could not be read."""
 
     sources: dict[int, str] = field(default_factory=dict)
     binaries: set[int] = field(default_factory=set)
     build_options: dict[int, str] = field(default_factory=dict)
     launches: list[dict[str, Any]] = field(default_factory=list)
     transfers: list[dict[str, Any]] = field(default_factory=list)
+    fallbacks: list[dict[str, Any]] = field(default_factory=list)
     bad_lines: int = 0
 
     def kernel_ns(self) -> list[float]:
@@ -101,6 +105,8 @@ def read_trace(path: str | Path) -> Trace:
             t.launches.append(r)
         elif ev == "transfer":
             t.transfers.append(r)
+        elif ev == "device_fallback":
+            t.fallbacks.append(r)
     t.launches.sort(key=lambda r: r.get("seq", 0))
     t.transfers.sort(key=lambda r: r.get("seq", 0))
     return t

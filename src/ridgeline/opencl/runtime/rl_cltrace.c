@@ -15,6 +15,10 @@
  *    "blocking":0|1,"queued":T,"submit":T,"start":T,"end":T}
  * Times are the device's nanosecond clock (CL_PROFILING_COMMAND_*). A command whose event
  * ends in error carries "status" < 0 and no times.
+ *
+ * With RL_CLTRACE_ANY_DEVICE=1, a program that asks for a device type the platform does not
+ * have (a GPU, on a CPU runtime) gets the platform's devices instead, and the trace says so:
+ *   {"ev":"device_fallback","call":"clGetDeviceIDs","asked":TYPE}
  */
 #define _GNU_SOURCE
 #define CL_TARGET_OPENCL_VERSION 220
@@ -244,6 +248,45 @@ static long seq(void) {
   long s = next_seq++;
   pthread_mutex_unlock(&lock);
   return s;
+}
+
+/* ---- devices: any device when the asked type is absent (RL_CLTRACE_ANY_DEVICE) ---------- */
+static int any_device(void) {
+  const char *v = getenv("RL_CLTRACE_ANY_DEVICE");
+  return v && *v && strcmp(v, "0") != 0;
+}
+
+static void fallback_record(const char *call, cl_device_type asked) {
+  sbuf b = {0};
+  sb_printf(&b, "{\"ev\":\"device_fallback\",\"call\":\"%s\",\"asked\":%llu}", call,
+            (unsigned long long)asked);
+  emit(&b);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id pf, cl_device_type type,
+                                               cl_uint n, cl_device_id *devs, cl_uint *found) {
+  REAL(clGetDeviceIDs);
+  cl_int rc = real_clGetDeviceIDs(pf, type, n, devs, found);
+  if (rc == CL_DEVICE_NOT_FOUND && type != CL_DEVICE_TYPE_ALL && any_device()) {
+    rc = real_clGetDeviceIDs(pf, CL_DEVICE_TYPE_ALL, n, devs, found);
+    if (rc == CL_SUCCESS) fallback_record("clGetDeviceIDs", type);
+  }
+  return rc;
+}
+
+CL_API_ENTRY cl_context CL_API_CALL clCreateContextFromType(
+    const cl_context_properties *props, cl_device_type type,
+    void(CL_CALLBACK *notify)(const char *, const void *, size_t, void *), void *user,
+    cl_int *err) {
+  REAL(clCreateContextFromType);
+  cl_int rc = CL_SUCCESS;
+  cl_context c = real_clCreateContextFromType(props, type, notify, user, &rc);
+  if (!c && rc == CL_DEVICE_NOT_FOUND && type != CL_DEVICE_TYPE_ALL && any_device()) {
+    c = real_clCreateContextFromType(props, CL_DEVICE_TYPE_ALL, notify, user, &rc);
+    if (c) fallback_record("clCreateContextFromType", type);
+  }
+  if (err) *err = rc;
+  return c;
 }
 
 /* ---- queues: profiling always on ------------------------------------------------------- */
