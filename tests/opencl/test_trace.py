@@ -33,10 +33,20 @@ static const char *SRC =
 int main(int argc, char **argv) {
   enum { N = 4096 };
   cl_platform_id pf; cl_device_id dev; cl_int err;
-  cl_device_type want = argc > 1 ? CL_DEVICE_TYPE_GPU : CL_DEVICE_TYPE_ALL;  /* "gpu" */
-  if (clGetPlatformIDs(1, &pf, NULL) || clGetDeviceIDs(pf, want, 1, &dev, NULL))
-    return 2;
-  cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+  cl_device_type want = argc > 1 ? CL_DEVICE_TYPE_GPU : CL_DEVICE_TYPE_ALL;  /* gpu, ctx */
+  cl_context ctx;
+  if (clGetPlatformIDs(1, &pf, NULL)) return 2;
+  if (argc > 1 && argv[1][0] == 'c') {  /* the context by device type, as Rodinia makes it */
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)pf, 0};
+    cl_uint nd = 0;
+    ctx = clCreateContextFromType(props, want, NULL, NULL, &err);
+    if (!ctx || clGetContextInfo(ctx, CL_CONTEXT_NUM_DEVICES, sizeof nd, &nd, NULL) || !nd)
+      return 2;
+    clGetContextInfo(ctx, CL_CONTEXT_DEVICES, sizeof dev, &dev, NULL);
+  } else {
+    if (clGetDeviceIDs(pf, want, 1, &dev, NULL)) return 2;
+    ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+  }
   cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);  /* no profiling asked */
   cl_program p = clCreateProgramWithSource(ctx, 1, &SRC, NULL, &err);
   if (clBuildProgram(p, 1, &dev, "-DOFFSET=1.0f -cl-mad-enable", NULL, NULL)) return 3;
@@ -114,16 +124,18 @@ def test_trace_records_launches_transfers_source_and_options(host: Path,
     assert t.fallbacks == []
 
 
+@pytest.mark.parametrize(("how", "call"), [("gpu", "clGetDeviceIDs"),
+                                           ("ctx", "clCreateContextFromType")])
 def test_a_program_asking_for_a_gpu_gets_the_cpu_device_only_when_allowed(
-        host: Path, tmp_path: Path) -> None:
+        host: Path, tmp_path: Path, how: str, call: str) -> None:
     from ridgeline.opencl.trace import run_traced
 
-    no, t = run_traced(["./host", "gpu"], cwd=host, work=tmp_path / "a", seconds=120)
+    no, t = run_traced(["./host", how], cwd=host, work=tmp_path / "a", seconds=120)
     assert no.returncode == 2 and t.launches == []  # PoCL has no GPU device
-    yes, t = run_traced(["./host", "gpu"], cwd=host, work=tmp_path / "b", seconds=120,
+    yes, t = run_traced(["./host", how], cwd=host, work=tmp_path / "b", seconds=120,
                         env={"RL_CLTRACE_ANY_DEVICE": "1"})
     assert yes.returncode == 0 and "ok" in yes.stdout, yes.stderr[-2000:]
-    assert [r["asked"] for r in t.fallbacks] == [4]  # CL_DEVICE_TYPE_GPU
+    assert [(r["call"], r["asked"]) for r in t.fallbacks] == [(call, 4)]  # a GPU
     assert [r["kernel"] for r in t.launches] == ["scale", "twice"]
 
 

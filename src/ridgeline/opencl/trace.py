@@ -117,13 +117,16 @@ def run_traced(cmd: Sequence[str], *, cwd: Path, work: Path, seconds: float,
                so: Path | None = None) -> tuple[sandbox.Outcome, Trace]:
     """Run *cmd* in *cwd* in the sandbox with the interposer preloaded (its writes go to
     *work*, the program's folder stays read-only) and read its trace. A run stopped at
-    *seconds* keeps the records of the commands that completed before."""
+    *seconds* keeps the records of the commands that completed before. The CPU-time limit
+    is *seconds* on every core (an OpenCL CPU runtime keeps them all busy)."""
     so = so or interposer()
     work.mkdir(parents=True, exist_ok=True)
     out = work / "trace.jsonl"
     out.unlink(missing_ok=True)
     full = {**(env or {}), "LD_PRELOAD": str(so), TRACE_ENV: str(out)}
-    outcome = sandbox.run(list(cmd), cwd=cwd, limits=sandbox.Limits(seconds=seconds), env=full,
+    cpu = int(seconds * (os.cpu_count() or 1)) + 1
+    outcome = sandbox.run(list(cmd), cwd=cwd, limits=sandbox.Limits(seconds, cpu_seconds=cpu),
+                          env=full,
                           readable=[so.parent, *readable], writable=[work],
                           cwd_overlay=work / "cwd")
     return outcome, read_trace(out)

@@ -17,7 +17,8 @@
  * ends in error carries "status" < 0 and no times.
  *
  * With RL_CLTRACE_ANY_DEVICE=1, a program that asks for a device type the platform does not
- * have (a GPU, on a CPU runtime) gets the platform's devices instead, and the trace says so:
+ * have (a GPU, on a CPU runtime) gets the platform's devices instead (PoCL answers
+ * clCreateContextFromType with a context of no device), and the trace says so:
  *   {"ev":"device_fallback","call":"clGetDeviceIDs","asked":TYPE}
  */
 #define _GNU_SOURCE
@@ -279,9 +280,18 @@ CL_API_ENTRY cl_context CL_API_CALL clCreateContextFromType(
     void(CL_CALLBACK *notify)(const char *, const void *, size_t, void *), void *user,
     cl_int *err) {
   REAL(clCreateContextFromType);
+  REAL(clGetContextInfo);
+  REAL(clReleaseContext);
   cl_int rc = CL_SUCCESS;
   cl_context c = real_clCreateContextFromType(props, type, notify, user, &rc);
-  if (!c && rc == CL_DEVICE_NOT_FOUND && type != CL_DEVICE_TYPE_ALL && any_device()) {
+  cl_uint n = 0;
+  if (c && type != CL_DEVICE_TYPE_ALL && any_device() &&
+      real_clGetContextInfo(c, CL_CONTEXT_NUM_DEVICES, sizeof n, &n, NULL) == CL_SUCCESS &&
+      n == 0) {
+    real_clReleaseContext(c);
+    c = NULL;
+  }
+  if (!c && type != CL_DEVICE_TYPE_ALL && any_device()) {
     c = real_clCreateContextFromType(props, CL_DEVICE_TYPE_ALL, notify, user, &rc);
     if (c) fallback_record("clCreateContextFromType", type);
   }
