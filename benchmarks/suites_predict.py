@@ -14,7 +14,9 @@ passed to clCreateProgramWithSource, ``kernel`` the launched kernel's name,
 ``build_options`` the clBuildProgram options string, ``dataset`` the global size (product of
 the dimensions), ``wgsize`` the local size (product; a launch without one takes PoCL's rule
 approximated as the largest power-of-two divisor per dimension up to 4096 work-items),
-``transfer`` twice the bytes of the buffers passed (datagen's definition).
+``transfer`` twice the bytes of the buffers passed (datagen's definition). Relative ``-I``
+folders of the options are the host's working folder's, where the runtime resolved them. A
+launch of 0 work-items (its input was empty) is no kernel run: counted, not a row.
 
 Figures: per row (configuration) and kernel-grouped (each kernel once: its median APE over
 its configurations, and the median of its predicted/measured ratios for within 2x).
@@ -29,6 +31,7 @@ import argparse
 import hashlib
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -36,6 +39,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from ridgeline.evaluation.provenance import provenance
 from ridgeline.opencl.trace import read_trace
 
 LLMPERF_SUITES_MAPE = 0.461
@@ -60,6 +64,19 @@ def default_local(glob: list[int]) -> int:
     return total
 
 
+def absolute_includes(options: str, folder: Path) -> str:
+    """*options* with each relative -I folder made absolute from *folder*."""
+    words = shlex.split(options)
+    out = []
+    for i, w in enumerate(words):
+        if w.startswith("-I") and len(w) > 2 and not os.path.isabs(w[2:]):
+            w = "-I" + str((folder / w[2:]).resolve())
+        elif i > 0 and words[i - 1] == "-I" and not os.path.isabs(w):
+            w = str((folder / w).resolve())
+        out.append(shlex.quote(w))
+    return " ".join(out)
+
+
 def programs(runs: Path) -> dict[tuple[str, str], dict[str, Any]]:
     out = {}
     for line in (runs / "programs.jsonl").read_text().splitlines():
@@ -69,12 +86,13 @@ def programs(runs: Path) -> dict[tuple[str, str], dict[str, Any]]:
 
 
 def launch_rows(runs: Path, progs: dict[tuple[str, str], dict[str, Any]]
-                ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Distinct launch configurations of every traced program, and the per-suite transfer
-    and kernel totals."""
+                ) -> tuple[list[dict[str, Any]], dict[str, Any], list[dict[str, Any]]]:
+    """Distinct launch configurations of every traced program, the per-suite transfer
+    and kernel totals, and the kernels whose every launch had 0 work-items."""
     groups: dict[tuple[Any, ...], list[float]] = defaultdict(list)
     meta: dict[tuple[Any, ...], dict[str, Any]] = {}
     totals: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    empty: set[tuple[str, str, str]] = set()
     for (suite, prog), rec in progs.items():
         f = runs / suite / f"{prog}.trace.jsonl"
         if rec.get("program") == "*" or not f.exists():
@@ -89,27 +107,36 @@ def launch_rows(runs: Path, progs: dict[tuple[str, str], dict[str, Any]]
         for r in t.launches:
             if "end" not in r:
                 continue
+            if _prod(r["global"]) == 0:
+                tot["empty_launches"] += 1
+                empty.add((suite, prog, r["kernel"]))
+                continue
             tot["kernel_ns"] += r["end"] - r["start"]  # every launch, not per configuration
             tot["launches"] += 1
             src = t.sources.get(r["program"])
-            opts = t.build_options.get(r["program"], "")
+            opts = absolute_includes(t.build_options.get(r["program"], ""), runs / rec["folder"])
             args = tuple((a["kind"], a["bytes"]) for a in r["args"])
             key = (suite, prog, r["kernel"], hashlib.sha1((src or "").encode()).hexdigest(),
                    opts, tuple(r["global"]), tuple(r["local"] or ()), args)
             groups[key].append(float(r["end"] - r["start"]))
             if key not in meta:
                 buf = sum(a["bytes"] for a in r["args"] if a["kind"] in ("buffer", "image"))
-                local = _prod(r["local"]) if r["local"] else default_local(r["global"])
+                given = bool(r["local"]) and _prod(r["local"]) > 0
+                local = _prod(r["local"]) if given else default_local(r["global"])
                 meta[key] = {"suite": suite, "program": prog, "kernel": r["kernel"],
                              "src": src or "", "build_options": opts,
                              "dataset": _prod(r["global"]), "wgsize": local,
-                             "local_given": bool(r["local"]), "transfer": 2 * buf,
+                             "local_given": given, "transfer": 2 * buf,
                              "source_missing": src is None}
     rows = []
     for key, times in groups.items():
         rows.append({**meta[key], "launches": len(times),
                      "measured_ms": statistics.median(times) / 1e6})
-    return rows, {s: dict(v) for s, v in totals.items()}
+    seen = {(r["suite"], r["program"], r["kernel"]) for r in rows}
+    only_empty = [{"suite": s, "program": p, "kernel": k, "status": "no kernel run",
+                   "why": "every launch had 0 work-items (its input in the snapshot is empty)"}
+                  for s, p, k in sorted(empty - seen)]
+    return rows, {s: dict(v) for s, v in totals.items()}, only_empty
 
 
 def predict(rows: list[dict[str, Any]], model: str, work: Path) -> list[dict[str, Any]]:
@@ -160,9 +187,11 @@ def score(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "rows_total": len(rows), "rows_predicted": len(ok)}
 
 
-def misses(progs: dict[tuple[str, str], dict[str, Any]], rows: list[dict[str, Any]]
-           ) -> dict[str, list[dict[str, str]]]:
+def misses(progs: dict[tuple[str, str], dict[str, Any]], rows: list[dict[str, Any]],
+           only_empty: list[dict[str, Any]]) -> dict[str, list[dict[str, str]]]:
     out: dict[str, list[dict[str, str]]] = defaultdict(list)
+    for e in only_empty:
+        out[e["suite"]].append({k: e[k] for k in ("program", "kernel", "status", "why")})
     for (suite, prog), r in sorted(progs.items()):
         if r.get("status") in ("ran", "cut at the time limit") or str(r.get("status", "")
                                                                      ).startswith("ran ("):
@@ -190,21 +219,28 @@ def main() -> None:
     a = ap.parse_args()
     runs = Path(a.runs)
     progs = programs(runs)
-    rows, totals = launch_rows(runs, progs)
+    rows, totals, only_empty = launch_rows(runs, progs)
     rows = predict(rows, a.model, runs / "predict")
     suites = sorted({r["suite"] for r in rows} | {s for s, _ in progs})
+    meta = json.loads((Path(a.model) / "meta.json").read_text())
     report: dict[str, Any] = {
         "protocol": "LLMPerf public-suite test on the local device: train on CLgen kernels "
                     "timed by ridgeline datagen only, predict the suites' kernels",
         "device": "PoCL CPU device (pthread)", "includes": "kernel time only (START..END "
         "of each launch); transfers timed apart", "llmperf_suites_mape": LLMPERF_SUITES_MAPE,
-        "model": json.loads((Path(a.model) / "meta.json").read_text()).get("held_out"),
-        "overall": score(rows), "suites": {}, "misses": misses(progs, rows)}
+        "model": {k: meta.get(k) for k in ("device", "includes", "target", "rows", "kernels",
+                                           "held_out", "split")},
+        "run_limits": {"wall_s": 120, "cpu_s": "121 (SHOC, PolyBench) and 241 (Rodinia), "
+                       "none ended by it"},
+        "provenance": provenance(dataset=f"suite traces in {runs}", seed=None),
+        "overall": score(rows), "suites": {},
+        "misses": misses(progs, rows, only_empty)}
     for s in suites:
         srows = [r for r in rows if r["suite"] == s]
         sp = {k: v for k, v in progs.items() if k[0] == s}
         report["suites"][s] = {
             **score(srows), "programs": len(sp),
+            "kernels_without_work": sum(1 for e in only_empty if e["suite"] == s),
             "programs_with_launches": sum(1 for v in sp.values() if v.get("timed_launches")),
             "rows_without_local_size": sum(1 for r in srows if not r["local_given"]),
             "time": totals.get(s, {})}
