@@ -314,3 +314,37 @@ def test_timing_on_one_device_is_exclusive_across_processes() -> None:
     t0 = time.perf_counter()
     with timing_lock(device):
         assert time.perf_counter() - t0 < 5
+
+
+@pytest.mark.slow
+def test_train_regressor_on_a_datagen_run_learns_kernel_time(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``train-regressor --datagen DIR``: a model of the device's kernel time (no transfers)
+    from a local datagen run, saved with what it includes; an empty folder is refused."""
+    from ridgeline.cli import main
+
+    _tools()
+    kdir = _kernels(tmp_path, vadd=VADD, saxpy=SAXPY)
+    out = tmp_path / "dg"
+    generate(kdir, out, DatagenConfig(device="pocl", samples=4, seed=2, repeats=2, warmup=1,
+                                      max_global=1 << 14), progress=False)
+    model = tmp_path / "model"
+    assert main(["train-regressor", "--datagen", str(out), "--out", str(model), "--all-rows",
+                 "--quiet"]) == 0
+    meta = json.loads((model / "meta.json").read_text())
+    assert meta["includes"] == "kernel only" and meta["device"] == "pocl"
+    assert meta["rows"] == 8 and meta["kernels"] == 2 and meta["held_out"]["n"] == 4
+    rows = tmp_path / "rows.csv"
+    rows.write_text("src,kernel,wgsize,transfer,dataset\n"
+                    f'"{SAXPY}",saxpy,64,32768,4096\n')
+    assert main(["regress-batch", str(rows), "--model", str(model), "--out",
+                 str(tmp_path / "p.csv"), "--quiet"]) == 0
+    import pandas as pd
+
+    got = pd.read_csv(tmp_path / "p.csv", keep_default_na=False)
+    assert got.loc[0, "error"] == "" and float(got.loc[0, "pred_runtime_ms"]) > 0
+    (tmp_path / "empty").mkdir()
+    capsys.readouterr()
+    assert main(["train-regressor", "--datagen", str(tmp_path / "empty"), "--out",
+                 str(tmp_path / "m2"), "--quiet"]) != 0
+    assert "no timed datagen samples" in capsys.readouterr().err

@@ -100,3 +100,28 @@ def test_regress_batch_contract(tmp_path: Path) -> None:
     assert rc == 0
     got = pd.read_csv(tmp_path / "out.csv", keep_default_na=False)
     assert len(got) == 6 and (got["error"] == "").sum() == 2
+
+
+@pytest.mark.usefixtures("_env")
+def test_regress_batch_kernel_column_picks_a_kernel_of_a_program(tmp_path: Path) -> None:
+    """A suite program's text holds several kernels: ``kernel`` names the launched one, and
+    its row predicts as that kernel's text alone, named, would; an unknown name is that row's error,
+    listing the kernels there are."""
+    from ridgeline.predictors.gbm_regressor import GBMRegressor
+    from ridgeline.workflows.regressors import predict_batch
+
+    model = GBMRegressor(max_iter=100, min_samples_leaf=2).fit(_rows())
+    program = VADD + STENCIL
+    launch = {"wgsize": "64", "transfer": "98304", "dataset": "4096"}
+    batch = pd.DataFrame([{"src": STENCIL, "kernel": "stencil", **launch},
+                          {"src": program, "kernel": "stencil", **launch},
+                          {"src": program, "kernel": "", **launch},  # the first: vadd
+                          {"src": VADD, **launch},
+                          {"src": program, "kernel": "nope", **launch}])
+    batch["kernel"] = batch["kernel"].fillna("")
+    out = predict_batch(model, batch)
+    assert list(out["error"][:4]) == ["", "", "", ""]
+    p = out["pred_runtime_ms"]
+    assert p[1] == pytest.approx(p[0]) and p[2] == pytest.approx(p[3]) and p[1] != p[2]
+    assert "nope" in out.loc[4, "error"] and "vadd" in out.loc[4, "error"]
+    assert "stencil" in out.loc[4, "error"] and out.loc[4, "pred_runtime_ms"] == ""

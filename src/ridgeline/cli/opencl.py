@@ -179,13 +179,18 @@ def _check_parses(src: str, where: str, build: Any) -> None:
 
 def _register_train(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "train-regressor", help="train the OpenCL time regressor on CLgen GPU runtimes",
-        description="Train on CLgen's runtime_gpu rows (GTX 970 for nvidia, HD 7970 for amd; "
-        "times include transfers) with a kernel-grouped 90/10 split, report held-out "
-        "metrics, and save the model to DIR.", formatter_class=_FMT,
+        "train-regressor", help="train the OpenCL time regressor on CLgen GPU runtimes or a "
+        "datagen run",
+        description="Train on CLgen's runtime_gpu rows (--clgen: GTX 970 for nvidia, HD 7970 "
+        "for amd; times include transfers) or on a ridgeline datagen output (--datagen: "
+        "kernel time only, on the device it was made on) with a kernel-grouped 90/10 split, "
+        "report held-out metrics, and save the model to DIR.", formatter_class=_FMT,
         epilog="examples:\n  ridgeline train-regressor --clgen nvidia --out models/gtx970\n"
-        "  ridgeline train-regressor --clgen amd --out models/hd7970 --model llm --freeze\n")
-    p.add_argument("--clgen", required=True, choices=["nvidia", "amd"])
+        "  ridgeline train-regressor --clgen amd --out models/hd7970 --model llm --freeze\n"
+        "  ridgeline train-regressor --datagen runs/pocl --out models/pocl --all-rows\n")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--clgen", choices=["nvidia", "amd"])
+    src.add_argument("--datagen", metavar="DIR", help="a ridgeline datagen output folder")
     p.add_argument("--out", required=True, metavar="DIR")
     p.add_argument("--model", default="gbm", choices=["gbm", "llm"])
     p.add_argument("--backbone", default=None,
@@ -202,11 +207,17 @@ def _register_train(sub: argparse._SubParsersAction) -> None:
 
 
 def _train(a: argparse.Namespace) -> int:
-    from ridgeline.workflows.regressors import train_clgen
+    from ridgeline.workflows.regressors import train_clgen, train_datagen
 
-    report = train_clgen(a.clgen, a.out, model=a.model, backbone=a.backbone,
-                         finetune=a.finetune, seed=a.seed, data_dir=a.data_dir,
-                         refit_all=a.all_rows, progress=_progress(a))
+
+    if a.datagen:
+        report = train_datagen(a.datagen, a.out, model=a.model, backbone=a.backbone,
+                               finetune=a.finetune, seed=a.seed, refit_all=a.all_rows,
+                               progress=_progress(a))
+    else:
+        report = train_clgen(a.clgen, a.out, model=a.model, backbone=a.backbone,
+                             finetune=a.finetune, seed=a.seed, data_dir=a.data_dir,
+                             refit_all=a.all_rows, progress=_progress(a))
     print_json(report)
     return 0
 
@@ -218,7 +229,8 @@ def _register_batch(sub: argparse._SubParsersAction) -> None:
         "wgsize, transfer (bytes), dataset (global size when numeric, else a label: the "
         "size is inferred from transfer), optionally build_options (what the host passes "
         "to clBuildProgram for that kernel; relative -I folders are taken from ROWS.csv's "
-        "folder). OUT repeats each row with pred_runtime_ms, error (empty when the row was "
+        "folder) and kernel (the name of the launched kernel in src; default its first). "
+        "OUT repeats each row with pred_runtime_ms, error (empty when the row was "
         "predicted; a kernel that does not compile names what is undefined) and "
         "counts_note (how the Oclgrind counts were taken: sampled work-groups, failures).",
         formatter_class=_FMT,

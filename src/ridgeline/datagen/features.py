@@ -45,15 +45,22 @@ def _flatten(prefix: str, obj: Any, out: dict[str, float]) -> None:
 
 
 def static_vector(source: str, spec: KernelSpec | None = None,
-                  build: BuildOptions | None = None) -> dict[str, float]:
-    """Numeric static features of the first kernel in *source* (empty parts on failure)."""
+                  build: BuildOptions | None = None, own_text: bool = False
+                  ) -> dict[str, float]:
+    """Numeric static features of *spec*'s kernel in *source*, else of the first (empty
+    parts on failure). The text's size is the whole source's, or with *own_text* (a kernel
+    named in a program of several) the kernel's own with the functions it calls."""
     out: dict[str, float] = {"src_lines": float(source.count("\n") + 1),
                              "src_chars": float(len(source))}
     try:
         from ridgeline.features import static_features
         from ridgeline.sources import parse_opencl
 
-        k = parse_opencl(source, build=build)[0]
+        ks = parse_opencl(source, build=build)
+        k = next((x for x in ks if spec is not None and x.name == spec.name), ks[0])
+        text = k.extracted or k.text
+        if own_text and text:
+            out = {"src_lines": float(text.count("\n") + 1), "src_chars": float(len(text))}
         st = static_features(k)
         for key in ("flops", "flops_weighted", "memory", "memory_weighted", "ops"):
             _flatten(f"st.{key}", st.get(key, {}), out)
@@ -94,32 +101,38 @@ def _legacy_values(h: str) -> dict[int, dict[str, float]]:
     return {g: {k: old[k][0] * g + old[k][1] for k in PROFILE_KEYS} for g in (256, 1024)}
 
 
-def profile_key(source: str, build: BuildOptions | None = None) -> str:
-    """Cache key of a kernel's profile: its text, and the build options when there are any
-    (so profiles cached before build options existed stay valid)."""
-    if not build:
-        return kernel_hash(source)
-    return kernel_hash(f"{source}\n// clBuildProgram: {build.cl_string()}")
+def profile_key(source: str, build: BuildOptions | None = None,
+                kernel: str | None = None) -> str:
+    """Cache key of a kernel's profile: its text, and the build options and kernel name
+    when there are any (so profiles cached before either existed stay valid)."""
+    text = source
+    if build:
+        text += f"\n// clBuildProgram: {build.cl_string()}"
+    if kernel:
+        text += f"\n// kernel: {kernel}"
+    return kernel_hash(text)
 
 
 def oclgrind_profile(source: str, timeout: float = 60.0, cache: bool = True,
-                     build: BuildOptions | None = None) -> dict[str, Any]:
+                     build: BuildOptions | None = None,
+                     kernel: str | None = None) -> dict[str, Any]:
     """Per-kernel Oclgrind profile: every count measured at the global sizes
     ``PROFILE_SIZES`` (``{"sizes": [...], key: [values]}``); ``{"error": reason}`` when the
     kernel cannot be run. :func:`extrapolate` evaluates it at any global size. *build*:
-    the host's build options. Sizes of more than two work-groups are sampled (first and
-    last group, scaled; ``groups_run`` / ``groups_total`` say so)."""
+    the host's build options; *kernel*: which kernel of *source* (default the first).
+    Sizes of more than two work-groups are sampled (first and last group, scaled;
+    ``groups_run`` / ``groups_total`` say so)."""
     from ridgeline.datagen.sizing import make_args
     from ridgeline.profiles.oclgrind import count_kernel
 
-    h = profile_key(source, build)
+    h = profile_key(source, build, kernel)
     f = _cache_file(h)
     if cache:
         with contextlib.suppress(OSError, ValueError, TypeError):  # absent or unreadable: a miss
             return dict(json.loads(f.read_text()))
     try:
-        spec = kernel_spec(source, build=build)
-        known = _legacy_values(h) if cache and not build else {}
+        spec = kernel_spec(source, kernel, build=build)
+        known = _legacy_values(h) if cache and not build and not kernel else {}
         vals: dict[int, dict[str, float]] = {}
         oob = 0
         groups: dict[int, tuple[int, int, float]] = {}

@@ -4,7 +4,8 @@ run time in microseconds.
 
 Rows are tables with ``src`` (OpenCL source of one kernel), ``global_size``, ``local_size``,
 ``transfer`` (bytes), optionally ``build_options`` (the host's ``clBuildProgram`` options the
-kernel needs) and, for fitting, ``time_us``.
+kernel needs), ``kernel`` (which kernel of ``src``; default the first) and, for fitting,
+``time_us``.
 """
 
 from __future__ import annotations
@@ -27,14 +28,17 @@ __all__ = ["GBMRegressor", "featurize", "REQUIRED", "kernel_source", "time_predi
 REQUIRED = ("src", "global_size", "local_size", "transfer")
 
 
-def _keys(rows: Any) -> list[tuple[str, str]]:
-    """(source, build options) of each row: the unit a profile is measured for."""
+def _keys(rows: Any) -> list[tuple[str, str, str]]:
+    """(source, build options, kernel name) of each row: the unit a profile is measured
+    for (an empty name: the source's first kernel)."""
     opts = rows["build_options"] if "build_options" in rows.columns else [""] * len(rows)
-    return [(str(s), str(o or "")) for s, o in zip(rows["src"], opts, strict=True)]
+    names = rows["kernel"] if "kernel" in rows.columns else [""] * len(rows)
+    return [(str(s), str(o or ""), str(k or "")) for s, o, k in zip(rows["src"], opts, names,
+                                                                    strict=True)]
 
 
 def _profiles(rows: Any, use_oclgrind: bool, progress: bool
-              ) -> dict[tuple[str, str], tuple[dict[str, float], dict[str, Any]]]:
+              ) -> dict[tuple[str, str, str], tuple[dict[str, float], dict[str, Any]]]:
     """Static features and Oclgrind profile of each distinct kernel of *rows*; the bar
     counts rows (a kernel's rows are done when its profile is)."""
     from collections import Counter
@@ -50,11 +54,11 @@ def _profiles(rows: Any, use_oclgrind: bool, progress: bool
     with tqdm(total=len(rows), desc="features", unit="row", disable=not progress,
               leave=False) as bar:
         for key, n in Counter(_keys(rows)).items():
-            src, opts = key
+            src, opts, name = key
             build = BuildOptions.parse(opts) if opts else None
-            prof = (oclgrind_profile(src, build=build) if use_oclgrind
+            prof = (oclgrind_profile(src, build=build, kernel=name or None) if use_oclgrind
                     else {"error": "disabled"})
-            out[key] = (_static_cached(src, build), prof)
+            out[key] = (_static_cached(src, build, name or None), prof)
             bar.update(n)
     return out
 
@@ -74,20 +78,21 @@ def featurize(rows: Any, use_oclgrind: bool = True, progress: bool = False) -> A
     return pd.DataFrame(out)
 
 
-_STATIC: dict[tuple[str, str], dict[str, float]] = {}
+_STATIC: dict[tuple[str, str, str], dict[str, float]] = {}
 
 
-def _static_cached(src: str, build: BuildOptions | None = None) -> dict[str, float]:
+def _static_cached(src: str, build: BuildOptions | None = None,
+                   kernel: str | None = None) -> dict[str, float]:
     from ridgeline.datagen.args import kernel_spec
     from ridgeline.datagen.features import static_vector
 
-    key = (src, build.cl_string() if build else "")
+    key = (src, build.cl_string() if build else "", kernel or "")
     if key not in _STATIC:
         try:
-            spec = kernel_spec(src, build=build)
+            spec = kernel_spec(src, kernel, build=build)
         except Exception:  # unparsable kernel: static text features only
             spec = None
-        _STATIC[key] = static_vector(src, spec, build)
+        _STATIC[key] = static_vector(src, spec, build, own_text=bool(kernel))
     return _STATIC[key]
 
 

@@ -13,7 +13,7 @@ from ridgeline.evaluation.provenance import provenance
 from ridgeline.evaluation.regressors import evaluate_split, make_regressor
 from ridgeline.sources.clbuild import BuildOptions
 
-__all__ = ["train_clgen", "load_regressor", "predict_batch", "parse_problems"]
+__all__ = ["train_clgen", "train_datagen", "load_regressor", "predict_batch", "parse_problems"]
 
 
 def train_clgen(which: str, out: str | Path, model: str = "gbm", backbone: str | None = None,
@@ -39,6 +39,38 @@ def train_clgen(which: str, out: str | Path, model: str = "gbm", backbone: str |
               "trained_on": "all rows" if refit_all else "the 90% split",
               "params": reg.get_params(),
               "provenance": provenance(dataset=CLGEN_GPUS[which][0], seed=seed)}
+    (d / "meta.json").write_text(json.dumps(report, indent=2, default=str))
+    return report
+
+
+def train_datagen(folder: str | Path, out: str | Path, model: str = "gbm",
+                  backbone: str | None = None, finetune: bool = False, seed: int = 4839,
+                  refit_all: bool = False, time: str = "median",
+                  progress: bool = False) -> dict[str, Any]:
+    """Train a regressor on a local ``ridgeline datagen`` run (kernel time on that device,
+    no transfers), report the held-out split, save it."""
+    from ridgeline.datagen.store import datagen_rows, read_samples
+
+    rows = datagen_rows(folder, time) if not read_samples(folder).empty else None
+    if rows is None or rows.empty:
+        raise MissingDataError(f"{str(folder)!r} holds no timed datagen samples; make some "
+                               "with: ridgeline datagen KERNELS_DIR --device pocl "
+                               f"--out {folder}")
+    reg = make_regressor(model, backbone, finetune, seed)
+    metrics, reg = evaluate_split(rows, reg, seed, progress)
+    if refit_all:
+        reg = make_regressor(model, backbone, finetune, seed).fit(rows, progress=progress)
+    device = ", ".join(sorted({str(d) for d in rows.get("device", ["the datagen device"])}))
+    reg.target_ = f"kernel time on {device} (datagen {folder}), no transfers"
+    d = Path(out)
+    reg.save(d)
+    report = {"model": model, "device": device, "includes": "kernel only",
+              "target": f"log2(us) of kernel time ({time} of each sample's repeats)",
+              "split": f"kernel-grouped 90/10, seed {seed}", "held_out": metrics,
+              "trained_on": "all rows" if refit_all else "the 90% split",
+              "rows": int(len(rows)), "kernels": int(rows["kernel_file"].nunique()),
+              "params": reg.get_params(),
+              "provenance": provenance(dataset=f"datagen {folder}", seed=seed)}
     (d / "meta.json").write_text(json.dumps(report, indent=2, default=str))
     return report
 
@@ -101,7 +133,8 @@ def _prepare(row: Any, build: BuildOptions, base_dir: str | None = None) -> dict
     problem = parse_problems(src, b.cl_string())
     if problem:
         raise SchemaError(f"the kernel does not compile: {problem}")
-    spec = kernel_spec(src, build=b)
+    name = str(row.get("kernel", "") or "").strip()
+    spec = kernel_spec(src, kernel=name or None, build=b)
     try:
         wg = int(float(row["wgsize"]))
         transfer = float(row["transfer"]) if str(row["transfer"]).strip() else 0.0
@@ -110,14 +143,15 @@ def _prepare(row: Any, build: BuildOptions, base_dir: str | None = None) -> dict
     if wg < 1:
         raise SchemaError(f"wgsize must be >= 1, got {wg}")
     g = infer_global_size(row["dataset"], transfer, spec)
-    return {"src": src, "global_size": g, "local_size": wg, "transfer": transfer,
-            "build_options": b.cl_string()}
+    return {"src": src, "kernel": name, "global_size": g, "local_size": wg,
+            "transfer": transfer, "build_options": b.cl_string()}
 
 
 def predict_batch(model: Any, rows: Any, build: BuildOptions | None = None,
                   base_dir: str | None = None, progress: bool = False) -> Any:
     """The regress-batch contract: each row back with ``pred_runtime_ms``, ``error`` and
-    ``counts_note`` (how the row's Oclgrind counts were taken). *build* applies to every
+    ``counts_note`` (how the row's Oclgrind counts were taken). A row's optional ``kernel``
+    names the kernel of ``src`` it launches (default: the first). *build* applies to every
     row, a row's ``build_options`` column is added to it (relative ``-I`` folders from
     *base_dir*)."""
     import pandas as pd
@@ -131,7 +165,7 @@ def predict_batch(model: Any, rows: Any, build: BuildOptions | None = None,
         try:
             prepared.append(_prepare(r, build, base_dir))
             errors.append("")
-        except (RidgelineError, KeyError, IndexError) as e:
+        except (RidgelineError, KeyError, IndexError) as e:  # KernelNotFoundError lists the names
             prepared.append(None)
             errors.append(f"{type(e).__name__}: {e}"[:400])
     ok = [i for i, p in enumerate(prepared) if p is not None]
