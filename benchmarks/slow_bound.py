@@ -5,7 +5,7 @@ and what the launches that do have (atomics on one address, a serial loop, a tin
 
 Slow bound (:func:`ridgeline.predictors.slow_bound.slowest_plausible_ns`): launch overhead plus
 DRAM bytes at 5% of the GPU's achievable bandwidth plus each precision's operations at 5% of
-its achievable (else theoretical) peak, summed, for the predicted counts of the row. Checked
+its peak, summed, for the predicted counts of the row. Checked
 on the HeCBench rows of the shipped feature table:
 
 - ``shipped``: the shipped model, as ``predict-batch --count cached`` predicts (it was fitted

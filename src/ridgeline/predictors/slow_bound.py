@@ -4,7 +4,7 @@ make it slower still.
 A kernel that does nothing unusual streams its DRAM bytes and runs its operations at no less
 than a small share (:data:`SLOW_SHARE`) of what the GPU achieves, one resource after another,
 plus a launch overhead: the sum of bytes over that share of the achievable DRAM bandwidth and,
-per precision, operations over that share of the achievable (else theoretical) peak. A
+per precision, operations over that share of its peak (:data:`RATE_COLUMNS`). A
 prediction far above it needs a reason that throughput does not see (:func:`slow_reasons`):
 atomics that the L2 serialises on one address, a thread that runs a long serial loop, a grid
 too small to hide latency.
@@ -12,6 +12,7 @@ too small to hide latency.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -19,8 +20,8 @@ import pandas as pd
 
 from ridgeline.hardware import GPU
 
-__all__ = ["SLOW_SHARE", "LAUNCH_OVERHEAD_NS", "REASON_SHARE", "slowest_plausible_ns",
-           "slow_reasons", "REASONS"]
+__all__ = ["SLOW_SHARE", "LAUNCH_OVERHEAD_NS", "REASON_SHARE", "REASONS", "RATE_COLUMNS",
+           "rate_frame", "slow_bound_ns", "slowest_plausible_ns", "slow_reasons"]
 
 #: share of the achievable bandwidth and peaks a launch is taken to reach at the least
 SLOW_SHARE = 0.05
@@ -30,37 +31,45 @@ LAUNCH_OVERHEAD_NS = 10_000.0
 REASON_SHARE = 0.5
 REASONS = ("atomics on one address", "serial loop", "tiny grid")
 
-#: count column -> (achievable kind or None, catalog precision)
-_RATES = {"dram_bytes": ("dram_bandwidth", None), "flops_sp": ("fp32", "sp"),
-          "flops_dp": ("fp64", "dp"), "flops_hp": (None, "hp"), "int_ops": ("int32", "int")}
+#: count column -> the column of a feature frame with its rate (log10 per second): the
+#: achievable DRAM bandwidth, each precision's theoretical peak (the catalog has measured
+#: compute peaks for no GPU yet)
+RATE_COLUMNS = {"dram_bytes": "g_bw_ach", "flops_sp": "g_sp", "flops_dp": "g_dp",
+                "flops_hp": "g_hp", "int_ops": "g_int"}
 
 
-def _rate(gpu: GPU, kind: str | None, precision: str | None) -> float:
-    """Achievable figure per second (theoretical where the catalog has none)."""
-    if kind == "dram_bandwidth":
-        return gpu.achievable_bandwidth
-    if kind is not None:
-        v = gpu.achievable(kind).value
-        if v:
-            return v * 1e12
-    assert precision is not None
-    return gpu.peak(precision)
+def rate_frame(gpus: Sequence[GPU]) -> pd.DataFrame:
+    """The :data:`RATE_COLUMNS` of each GPU, one row per GPU."""
+    return pd.DataFrame({
+        "g_bw_ach": [math.log10(g.achievable_bandwidth) for g in gpus],
+        **{col: [math.log10(g.peak(p)) for g in gpus]
+           for col, p in (("g_sp", "sp"), ("g_dp", "dp"), ("g_hp", "hp"), ("g_int", "int"))},
+    })
+
+
+def slow_bound_ns(counts: pd.DataFrame, rates: pd.DataFrame,
+                  share: float = SLOW_SHARE) -> np.ndarray:
+    """Per row: :data:`LAUNCH_OVERHEAD_NS` plus each count of *counts* (``flops_sp``,
+    ``flops_dp``, ``flops_hp``, ``int_ops``, ``dram_bytes``) over *share* of its rate in
+    *rates* (:data:`RATE_COLUMNS`; a frame without ``g_bw_ach`` gives the theoretical
+    bandwidth ``g_bw``), summed."""
+    if len(counts) != len(rates):
+        raise ValueError(f"{len(counts)} rows of counts, {len(rates)} rows of GPU rates")
+    t = np.full(len(counts), LAUNCH_OVERHEAD_NS)
+    for c, col in RATE_COLUMNS.items():
+        if col not in rates and col == "g_bw_ach":
+            col = "g_bw"
+        v = np.nan_to_num(counts[c].to_numpy(float), nan=0.0)
+        t += v / (share * 10.0 ** rates[col].to_numpy(float)) * 1e9
+    return t
 
 
 def slowest_plausible_ns(counts: pd.DataFrame, gpus: Sequence[GPU],
                          share: float = SLOW_SHARE) -> np.ndarray:
-    """Per row of *counts* (``flops_sp``, ``flops_dp``, ``flops_hp``, ``int_ops``,
-    ``dram_bytes``; one GPU per row): :data:`LAUNCH_OVERHEAD_NS` plus each quantity over
-    *share* of its achievable rate, summed."""
+    """:func:`slow_bound_ns` of *counts* on *gpus* (one per row)."""
     if len(counts) != len(gpus):
         raise ValueError(f"{len(counts)} rows of counts, {len(gpus)} GPUs")
-    rates = {g.name: {c: _rate(g, k, p) for c, (k, p) in _RATES.items()} for g in gpus}
-    t = np.full(len(counts), LAUNCH_OVERHEAD_NS)
-    for c in _RATES:
-        v = np.nan_to_num(counts[c].to_numpy(float), nan=0.0)
-        r = np.array([rates[g.name][c] for g in gpus])
-        t += v / (share * r) * 1e9
-    return t
+    return slow_bound_ns(counts, rate_frame(gpus), share)
 
 
 def _lin(X: pd.DataFrame, col: str) -> np.ndarray:
