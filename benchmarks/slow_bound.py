@@ -17,7 +17,10 @@ on the HeCBench rows of the shipped feature table:
 The same bound is applied to the measured time with the measured counts: how often a real
 launch is slower than "slowest plausible" says whether the bound is physical, and which
 reasons account for those launches. ``--cache DIR`` keeps the out-of-program predictions
-(one model per fold, minutes each) as parquet files and reuses them.
+(one model per fold, minutes each) and their rows as parquet files and reuses them (delete it
+after changing ridgeline: the rows carry the feature columns the reasons read). From
+2026-11-28 12:00 the learned predictor brings a time above the bound without a reason down to
+it, so every prediction above the bound has one.
 """
 
 from __future__ import annotations

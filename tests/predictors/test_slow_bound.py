@@ -18,6 +18,8 @@ from ridgeline.predictors.slow_bound import (
     SLOW_SHARE,
     slow_reasons,
     slowest_plausible_ns,
+    time_notes,
+    within_slow_bound,
 )
 from ridgeline.predictors.training import with_gpu_features
 
@@ -93,3 +95,42 @@ def test_slow_reasons_name_atomics_serial_loops_and_tiny_grids(rows: pd.DataFram
         assert pred.loc[r.index, "time_ns"].iloc[0] > 10 * slow[0]
         assert r["time_ns"].iloc[0] > 10 * slow[0]
         assert set(slow_reasons(r, slow)[0]) == want
+
+
+def test_no_shipped_prediction_is_above_the_slow_bound_without_a_reason(
+        rows: pd.DataFrame, pred: pd.DataFrame) -> None:
+    slow = slowest_plausible_ns(pred[COUNTS], [get_gpu(g) for g in rows["gpu"]])
+    t = pred["time_ns"].to_numpy(float)
+    over = t > slow * (1 + 1e-9)
+    why = slow_reasons(rows, slow)
+    assert over.sum() > 100  # atomics, serial loops and tiny grids run long
+    assert all(why[i] for i in np.flatnonzero(over))
+    capped = pred["time_capped"].to_numpy(float) == 1.0
+    assert 0 < capped.sum() < 100
+    np.testing.assert_allclose(t[capped], slow[capped], rtol=1e-9)
+    notes = time_notes(rows, pred)
+    assert all(n.startswith("time capped at") for n in np.asarray(notes)[capped])
+    assert all(n == "" for n, o, c in zip(notes, over, capped, strict=True) if not o and not c)
+
+
+def test_a_time_above_the_slow_bound_is_capped_unless_a_reason_applies(
+        rows: pd.DataFrame, pred: pd.DataFrame) -> None:
+    stream = _one(rows, "triad-cuda", "triad", "a100")
+    atom = _one(rows, "atomicPerf-cuda", "SingleRangeAtomicOnGlobalMem", "a100")
+    X = pd.concat([stream, atom])
+    p = pred.loc[X.index].copy()
+    slow = slowest_plausible_ns(p[COUNTS], [get_gpu("a100")] * 2)
+    for factor in (0.5, 40.0):
+        got = within_slow_bound(X, p.assign(time_ns=factor * slow))
+        notes = time_notes(X, got)
+        if factor < 1:  # under the bound: nothing changes, nothing to say
+            np.testing.assert_allclose(got["time_ns"], factor * slow)
+            assert notes == ["", ""] and (got["time_capped"] == 0.0).all()
+            continue
+        # the streaming triad is brought down to the bound and says so; the launch whose
+        # atomics hit one address keeps its time and names why
+        assert got["time_ns"].iloc[0] == pytest.approx(slow[0])
+        assert got["time_capped"].tolist() == [1.0, 0.0]
+        assert got["time_ns"].iloc[1] == pytest.approx(40.0 * slow[1])
+        assert notes[0].startswith("time capped at") and "5% of the achievable" in notes[0]
+        assert notes[1].endswith(": atomics on one address")

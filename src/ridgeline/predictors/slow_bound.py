@@ -7,7 +7,8 @@ plus a launch overhead: the sum of bytes over that share of the achievable DRAM 
 per precision, operations over that share of its peak (:data:`RATE_COLUMNS`). A
 prediction far above it needs a reason that throughput does not see (:func:`slow_reasons`):
 atomics that the L2 serialises on one address, a thread that runs a long serial loop, a grid
-too small to hide latency.
+too small to hide latency. The learned predictor brings a time above the bound down to it
+when none applies (:func:`within_slow_bound`) and says so in its notes (:func:`time_notes`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ import pandas as pd
 from ridgeline.hardware import GPU
 
 __all__ = ["SLOW_SHARE", "LAUNCH_OVERHEAD_NS", "REASON_SHARE", "REASONS", "RATE_COLUMNS",
-           "rate_frame", "slow_bound_ns", "slowest_plausible_ns", "slow_reasons"]
+           "rate_frame", "slow_bound_ns", "slowest_plausible_ns", "slow_reasons",
+           "within_slow_bound", "time_notes"]
 
 #: share of the achievable bandwidth and peaks a launch is taken to reach at the least
 SLOW_SHARE = 0.05
@@ -29,6 +31,9 @@ SLOW_SHARE = 0.05
 LAUNCH_OVERHEAD_NS = 10_000.0
 #: a reason holds when the time it stands for reaches this share of the slow bound
 REASON_SHARE = 0.5
+#: warp schedulers per SM (as ridgeline.predictors.learned): a grid of fewer threads than one
+#: warp per scheduler is tiny
+SCHEDULERS_PER_SM = 4
 REASONS = ("atomics on one address", "serial loop", "tiny grid")
 
 #: count column -> the column of a feature frame with its rate (log10 per second): the
@@ -72,34 +77,27 @@ def slowest_plausible_ns(counts: pd.DataFrame, gpus: Sequence[GPU],
     return slow_bound_ns(counts, rate_frame(gpus), share)
 
 
-def _lin(X: pd.DataFrame, col: str) -> np.ndarray:
+def _log_ns(X: pd.DataFrame, col: str) -> np.ndarray:
+    """A log10-ns column of *X* in ns (NaN where absent)."""
     v = X[col].to_numpy(float) if col in X else np.full(len(X), np.nan)
-    return np.clip(10.0 ** v - 1.0, 0.0, None)
+    return 10.0 ** v
 
 
 def slow_reasons(X: pd.DataFrame, bound_ns: np.ndarray) -> list[list[str]]:
     """Per row of the feature frame *X* (:func:`ridgeline.predictors.learned.features_frame`
     output), the named reasons it may run slower than *bound_ns*: its counted atomics on one
-    address take, one after another, :data:`REASON_SHARE` of the bound or more (the L2's
-    serial rate of :mod:`ridgeline.predictors.learned`); its longest thread's operations one
-    after another do (CUDA counts that followed threads), or its threads' average work does,
+    address take, one after another, :data:`REASON_SHARE` of the bound or more (``atom_t_ns``,
+    the L2's serial rate); its longest thread's operations one after another do
+    (``lat_t_thread``, CUDA counts that followed threads), or its threads' average work does,
     issued with too few warps to hide the issue latency (``lat_t_issue``: a serial loop in
     every thread); or it launches fewer threads than one warp per scheduler of the GPU."""
-    from ridgeline.predictors.learned import (
-        ATOMIC_FP_CYCLES,
-        ATOMIC_INT_WARP_CYCLES,
-        SCHEDULERS_PER_SM,
-        THREAD_OP_CYCLES,
-    )
-
-    clock_ghz = X["g_clock"].to_numpy(float)
+    with np.errstate(invalid="ignore", over="ignore"):
+        atom_ns = _log_ns(X, "atom_t_ns")
+        thread_ns = np.fmax(_log_ns(X, "lat_t_thread"), _log_ns(X, "lat_t_issue"))
+        launched = X["a_launched"].to_numpy(float) if "a_launched" in X else np.full(
+            len(X), np.nan)
+        threads = np.clip(10.0 ** launched - 1.0, 0.0, None)
     sms = X["g_sms"].to_numpy(float)
-    with np.errstate(invalid="ignore"):
-        atom_ns = np.fmax(_lin(X, "c_atom_hot") / 32.0 * ATOMIC_INT_WARP_CYCLES,
-                          _lin(X, "c_atom_hot_fp") * ATOMIC_FP_CYCLES) / clock_ghz
-        thread_ns = np.fmax(_lin(X, "c_tw_max") * THREAD_OP_CYCLES / clock_ghz,
-                            _lin(X, "lat_t_issue"))
-        threads = _lin(X, "a_launched")
     limit = REASON_SHARE * np.asarray(bound_ns, float)
     tiny = threads < sms * SCHEDULERS_PER_SM * 32.0
     out: list[list[str]] = []
@@ -112,4 +110,39 @@ def slow_reasons(X: pd.DataFrame, bound_ns: np.ndarray) -> list[list[str]]:
         if t:
             r.append(REASONS[2])
         out.append(r)
+    return out
+
+
+def within_slow_bound(X: pd.DataFrame, df: pd.DataFrame) -> pd.DataFrame:
+    """*df* (predicted counts and ``time_ns`` for the rows of the feature frame *X*) with
+    every time above the slow bound of its own counts brought down to it, unless one of
+    :func:`slow_reasons` applies; ``time_capped`` (1.0 / 0.0) says which were."""
+    bound = slow_bound_ns(df, X)
+    t = df["time_ns"].to_numpy(float)
+    over = t > bound
+    reasons = slow_reasons(X, bound) if over.any() else [[] for _ in range(len(X))]
+    cap = over & np.array([not r for r in reasons], bool)
+    return df.assign(time_ns=np.where(cap, bound, t), time_capped=cap.astype(float))
+
+
+def time_notes(X: pd.DataFrame, df: pd.DataFrame) -> list[str]:
+    """Per row of :func:`within_slow_bound`'s output *df*: what the slow bound did ("" when
+    the time lies under it)."""
+    bound = slow_bound_ns(df, X)
+    t = df["time_ns"].to_numpy(float)
+    capped = df["time_capped"].to_numpy(float) == 1.0 if "time_capped" in df else t < 0
+    reasons = slow_reasons(X, bound)
+    how = (f"DRAM bytes at {SLOW_SHARE:.0%} of the achievable bandwidth and operations at "
+           f"{SLOW_SHARE:.0%} of the peaks, plus {LAUNCH_OVERHEAD_NS / 1e3:g} us")
+    out = []
+    for b, ti, c, r in zip(bound, t, capped, reasons, strict=True):
+        if c:
+            out.append(f"time capped at {b / 1e3:.4g} us, the slowest plausible time of its "
+                       f"counts ({how}): no atomics on one address, serial loop or tiny grid "
+                       "explains more")
+        elif ti > b:
+            out.append(f"time above the slowest plausible time of its counts ({b / 1e3:.4g} "
+                       f"us: {how}): {', '.join(r)}")
+        else:
+            out.append("")
     return out
