@@ -5,8 +5,10 @@ pred_bytes_total, pred_xtime_ns, pred_class_paper_a, pred_class_fp, error; then 
 ("counted": FLOPs and DRAM bytes from CPU execution, "learned", "analytic"; empty on errors),
 for the learned predictor pred_confidence (how likely the paper-a class is right) and
 pred_xtime_lo_ns / pred_xtime_hi_ns (the range that holds the measured time in
-learned.TIME_RANGE of cases), and last count_status and count_error: whether the row's counts
-come from CPU execution and, when not, why (:data:`COUNT_STATUSES`; count_error is
+learned.TIME_RANGE of cases) and pred_time_note (a time brought down to the slowest
+plausible time of its counts, or above it and why: :mod:`ridgeline.predictors.slow_bound`),
+and last count_status and count_error: whether the row's counts come from CPU execution and,
+when not, why (:data:`COUNT_STATUSES`; count_error is
 ``<cause>: <first error line>``). Rows are checked before anything runs
 (:mod:`ridgeline.predictors.batch_rows`); an error names the row's line in the file.
 """
@@ -41,6 +43,7 @@ from ridgeline.predictors.counted import (
     run_program_counts,
 )
 from ridgeline.predictors.learned import class_confidence, features_frame, shipped_model
+from ridgeline.predictors.slow_bound import time_notes
 from ridgeline.sources.build import ProgramBuild
 
 __all__ = ["predict_batch", "predict_rows", "output_columns", "check_settings", "PRED_COLUMNS",
@@ -52,7 +55,8 @@ REQUIRED = ["source", "kernel", "model_type", "block_size", "grid_size", "exe_ar
 PRED_COLUMNS = ["pred_SP_FLOP", "pred_DP_FLOP", "pred_HP_FLOP", "pred_int_ops",
                 "pred_bytes_total", "pred_xtime_ns", "pred_class_paper_a", "pred_class_fp",
                 "error"]
-LEARNED_COLUMNS = ["pred_confidence", "pred_xtime_lo_ns", "pred_xtime_hi_ns"]
+LEARNED_COLUMNS = ["pred_confidence", "pred_xtime_lo_ns", "pred_xtime_hi_ns",
+                   "pred_time_note"]
 COUNT_COLUMNS = ["count_status", "count_error"]
 #: count_status values (empty on rows with an error)
 COUNT_STATUSES = {
@@ -122,7 +126,8 @@ def predict_rows(df: pd.DataFrame, sources: Path, catalog: Any, predictor: str =
     ok = np.array([e == "" for e in err])
     out = df.copy().reset_index(drop=True)
     for c in output_columns([], predictor):
-        out[c] = "" if c.startswith(("pred_class", "pred_origin", "count_")) else np.nan
+        text = c.startswith(("pred_class", "pred_origin", "pred_time_note", "count_"))
+        out[c] = "" if text else np.nan
     idx = np.flatnonzero(ok)
     if len(idx):
         sub = feats.iloc[[int(np.searchsorted(valid, i)) for i in idx]].reset_index(drop=True)
@@ -175,7 +180,8 @@ def _predict_ok(out: pd.DataFrame, idx: np.ndarray, sub: pd.DataFrame, rows: pd.
     log.info("%d of %d rows with CPU-execution counts (FLOPs and DRAM bytes counted, "
              "the rest learned)", int(has.sum()), len(sub))
     try:
-        y = shipped_model().predict(features_frame(sub, gpus))
+        X = features_frame(sub, gpus)
+        y = shipped_model().predict(X)
     except RidgelineError as e:
         return f"{type(e).__name__}: {e}"
     counts = y[["flops_sp", "flops_dp", "flops_hp", "int_ops", "dram_bytes"]]
@@ -191,6 +197,7 @@ def _predict_ok(out: pd.DataFrame, idx: np.ndarray, sub: pd.DataFrame, rows: pd.
         for row, gpu, h in zip(counts.itertuples(index=False), gpus, has, strict=True)]
     out.loc[at, "pred_xtime_lo_ns"] = y["time_lo_ns"].to_numpy(float)
     out.loc[at, "pred_xtime_hi_ns"] = y["time_hi_ns"].to_numpy(float)
+    out.loc[at, "pred_time_note"] = time_notes(X, y)
     return ""
 
 

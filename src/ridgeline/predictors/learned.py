@@ -33,6 +33,7 @@ from ridgeline.predictors.counted import (
     has_counts,
 )
 from ridgeline.predictors.featvec import GPU_COLUMNS, LAUNCH_COLUMNS, gpu_features, launch_features
+from ridgeline.predictors.slow_bound import time_notes, within_slow_bound
 from ridgeline.predictors.trees import (
     TreeEnsemble,
     average_ensembles,
@@ -43,7 +44,8 @@ from ridgeline.predictors.trees import (
 
 __all__ = ["CountModel", "LearnedPredictor", "TARGETS", "FEATURES", "shipped_model",
            "MODEL_FILE", "TABLE_FILE", "features_frame", "ExportedCountModel",
-           "class_confidence", "margin_confidence", "ridge_margin", "CONFIDENCE"]
+           "class_confidence", "margin_confidence", "ridge_margin", "CONFIDENCE",
+           "use_slow_bound", "SLOW_COLUMNS"]
 
 log = logging.getLogger(__name__)
 TARGETS = ["flops_sp", "flops_dp", "flops_hp", "int_ops", "dram_bytes", "time_ns"]
@@ -87,6 +89,19 @@ FEATURES = (LAUNCH_COLUMNS + GPU_COLUMNS + COUNTED_COLUMNS + COUNTED_GPU_COLUMNS
 DIRECT = {"flops_sp": "c_sp", "flops_dp": "c_dp", "flops_hp": "c_hp", "int_ops": "c_int",
           "dram_bytes": "c_dram"}
 _USE_DIRECT = {"on": True}
+
+
+_USE_SLOW_BOUND = {"on": True}
+
+
+def use_slow_bound(on: bool) -> None:
+    """Whether a time above the slow bound of its counts without a named reason is brought
+    down to it (:func:`ridgeline.predictors.slow_bound.within_slow_bound`; default on)."""
+    _USE_SLOW_BOUND["on"] = on
+
+
+def _slow_bounded(X: pd.DataFrame, df: pd.DataFrame) -> pd.DataFrame:
+    return within_slow_bound(X, df) if _USE_SLOW_BOUND["on"] else df.assign(time_capped=0.0)
 
 
 def use_direct_counts(on: bool) -> None:
@@ -336,8 +351,8 @@ class CountModel:
         Xn = X[self.features].to_numpy(float)
         out = {t: _counts(np.mean([m.predict(Xn) for m in self.models_[t]], axis=0)
                           + _offset(X, t)) for t in TARGETS}
-        return _with_time_range(X, _within_roofline(X, _with_direct(X, out)),
-                                self.time_range_)
+        return _with_time_range(
+            X, _slow_bounded(X, _within_roofline(X, _with_direct(X, out))), self.time_range_)
 
     def export(self) -> ExportedCountModel:
         """The same model as numpy trees (no scikit-learn needed to predict)."""
@@ -378,7 +393,8 @@ class ExportedCountModel:
     def predict(self, X: pd.DataFrame) -> pd.DataFrame:
         Xn = X[self.features].to_numpy(float)
         out = {t: _counts(self.ensembles[t].predict(Xn) + _offset(X, t)) for t in TARGETS}
-        return _with_time_range(X, _within_roofline(X, _with_direct(X, out)), self.time_range)
+        return _with_time_range(
+            X, _slow_bounded(X, _within_roofline(X, _with_direct(X, out))), self.time_range)
 
     def to_bytes(self) -> bytes:
         extra = {} if self.time_range is None else {"time_range": self.time_range}
@@ -395,12 +411,19 @@ class ExportedCountModel:
         return cls(ens, feats, extra.get("time_range"))
 
 
+#: columns the slow bound (predictors.slow_bound) reads besides the features: the hot
+#: address's serial time (log10 ns) and the achievable DRAM bandwidth (log10 bytes/s)
+SLOW_COLUMNS = ["atom_t_ns", "g_bw_ach"]
+
+
 def features_frame(launch_rows: pd.DataFrame, gpus: list[GPU]) -> pd.DataFrame:
     """Add the GPU columns to launch-feature rows (one GPU per row)."""
     recs = [{str(k): float(v) for k, v in r.items() if isinstance(v, int | float)}
             for r in launch_rows.to_dict("records")]
     g = [gpu_features(gpu, row) for gpu, row in zip(gpus, recs, strict=True)]
-    base = launch_rows.reset_index(drop=True)
+    # a frame that went through here before gets its derived columns anew
+    base = launch_rows.drop(columns=[c for c in SLOW_COLUMNS if c in launch_rows]
+                            ).reset_index(drop=True)
     for c in COUNTED_COLUMNS:
         if c not in base:
             base[c] = float("nan")
@@ -414,6 +437,8 @@ def features_frame(launch_rows: pd.DataFrame, gpus: list[GPU]) -> pd.DataFrame:
         "gc_bytes_over_l2": base["c_dram"].to_numpy(float) - gf["g_l2"].to_numpy(float),
     })
     gc["roof_t_ns"] = _time_bound(base, gf)
+    gc[SLOW_COLUMNS[0]] = _atomic_log_ns(base, gf)
+    gc[SLOW_COLUMNS[1]] = [math.log10(gpu.achievable_bandwidth) for gpu in gpus]
     lat = _latency_bound(base, gf, gpus)
     lat["time_bound_ns"] = np.where(np.isfinite(lat["lat_t_ns"]),
                                     np.fmax(gc["roof_t_ns"], lat["lat_t_ns"]), gc["roof_t_ns"])
@@ -676,7 +701,9 @@ class LearnedPredictor(Predictor):
         frame = pd.DataFrame([lf for _, lf, _ in rows], columns=LAUNCH_COLUMNS + COUNTED_COLUMNS)
         X = features_frame(frame, [gpu for _, _, gpu in rows])
         Y = (self.model or shipped_model()).predict(X)
-        return [self._prediction(a, lf, gpu, Y.iloc[i]) for i, (a, lf, gpu) in enumerate(rows)]
+        said = time_notes(X, Y)
+        return [self._prediction(a, lf, gpu, Y.iloc[i], said[i])
+                for i, (a, lf, gpu) in enumerate(rows)]
 
     def _launch_row(self, kernel: KernelRef, launch: Launch, gpu: GPU
                     ) -> tuple[KernelAnalysis, dict[str, float]]:
@@ -699,12 +726,14 @@ class LearnedPredictor(Predictor):
         return a, lf
 
     def _prediction(self, a: KernelAnalysis, lf: dict[str, float], gpu: GPU,
-                    y: pd.Series) -> Prediction:
+                    y: pd.Series, time_note: str = "") -> Prediction:
         counts = Counts(float(y.flops_sp), float(y.flops_dp), float(y.flops_hp),
                         float(y.int_ops), float(y.dram_bytes))
         notes = list(a.notes)
         if a.stats.unknown_loops and not self.counted:
             notes.append(f"{a.stats.unknown_loops} loop(s) with unknown trip counts")
+        if time_note:
+            notes.append(time_note)
         counted = lf.get("c_has") == 1.0
         if self.counted and _USE_DIRECT["on"]:
             be = self.counted[0].get("backend", "?")

@@ -29,6 +29,7 @@ EVAL_TASKS: Registry[EvalTask] = Registry("evaluation task")
 #: modules that register tasks (imported on demand by load_tasks)
 TASK_MODULES: list[str] = [
     "ridgeline.evaluation.hecbench_eval",
+    "ridgeline.evaluation.sc26_eval",
     "ridgeline.evaluation.tasks.paper_a",
     "ridgeline.evaluation.tasks.regression",
 ]
