@@ -12,7 +12,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+from ridgeline.errors import LaunchError
 from ridgeline.predictors import srcscan
+from ridgeline.predictors.base import parse_dim3
 from ridgeline.predictors.declscan import declared_types
 from ridgeline.predictors.srcscan import match_paren
 
@@ -91,3 +95,17 @@ def test_counting_a_kernel_with_nested_subscripts() -> None:
         assert stats.stores == 1 and stats.loads == n
 
     _assert_linear(count, 2_000)
+
+
+def test_launch_sizes_read_in_one_pass() -> None:
+    """A size with a long run of blanks and a stray bracket (a batch row's quoted field)
+    took 28 s at 200 newlines, the time growing with their fourth power."""
+    forms = {"(256, 1, 1)": (256, 1, 1), "256": (256, 1, 1), "256,1,1": (256, 1, 1),
+             "256x2": (256, 2, 1), "[64 2]": (64, 2, 1), " (32) ": (32, 1, 1),
+             "(256": (256, 1, 1), "256)": (256, 1, 1)}
+    assert {k: parse_dim3(k) for k in forms} == forms
+    for bad in ("((256))", "()", "(1)(2)", "\n" * 100_000 + "])"):
+        t0 = time.perf_counter()
+        with pytest.raises(LaunchError, match="must have 1 to 3 positive integers"):
+            parse_dim3(bad, "block")
+        assert time.perf_counter() - t0 < 1.0

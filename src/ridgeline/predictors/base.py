@@ -31,7 +31,19 @@ __all__ = [
 ]
 
 Dim3 = tuple[int, int, int]
-_DIM_RE = re.compile(r"^\s*[\(\[]?\s*([^()\[\]]*?)\s*[\)\]]?\s*$")
+
+
+def _dim_inner(text: str) -> str:
+    """*text* without its blanks and one enclosing bracket of each side ("" when brackets
+    remain), read in one pass: the pattern that did it had three runs of blanks in a row,
+    which split a long run of blanks every way (cubic time)."""
+    s = text.strip()
+    if s.startswith(("(", "[")):
+        s = s[1:]
+    if s.endswith((")", "]")):
+        s = s[:-1]
+    s = s.strip()
+    return "" if any(c in s for c in "()[]") else s
 
 
 def parse_dim3(text: str | int | tuple[int, ...] | list[int] | None, what: str = "size") -> Dim3:
@@ -43,8 +55,7 @@ def parse_dim3(text: str | int | tuple[int, ...] | list[int] | None, what: str =
     elif isinstance(text, tuple | list):
         vals = list(text)
     else:
-        m = _DIM_RE.match(str(text))
-        parts = [x for x in re.split(r"[,x\s]+", m.group(1) if m else "") if x]
+        parts = [x for x in re.split(r"[,x\s]+", _dim_inner(str(text))) if x]
         try:
             vals = [int(float(x)) if float(x).is_integer() else -1 for x in parts]
         except ValueError:
