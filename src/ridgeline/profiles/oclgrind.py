@@ -247,6 +247,8 @@ def plugin_path() -> Path:
     digest = hashlib.sha1(src + inc.encode()).hexdigest()[:16]
     out = _cache_dir() / f"ridgeline_counter_{digest}.so"
     if out.exists():
+        if out.stat().st_mode & 0o005 != 0o005:  # built private by an earlier version
+            out.chmod(0o755)
         return out
     with atomic_path(out, suffix=".so") as tmp:
         cmd = ["g++", "-std=c++17", "-O2", "-fno-rtti", "-shared", "-fPIC", f"-I{inc}",
@@ -255,6 +257,9 @@ def plugin_path() -> Path:
         if res.returncode != 0:
             raise CompileError("building the Oclgrind counting plugin failed: "
                                f"{res.stderr[-2000:]}")
+        # readable by the unprivileged uid a root ridgeline's sandboxed Oclgrind runs as (the
+        # temporary file it was linked into is private)
+        tmp.chmod(0o755)
     return out
 
 
