@@ -174,14 +174,18 @@ def _cli(argv: list[str]) -> tuple[int, str]:
 def _ops(folder: Path, file: str) -> dict[str, str]:
     """Each command on one program folder: ok, error (a RidgelineError) or crash: ..."""
     res: dict[str, str] = {}
+    seconds: dict[str, float] = {}
     kernel = "saxpy"
 
     def op(name: str, argv: list[str]) -> str:
+        t0 = time.monotonic()
         try:
             rc, out = _cli(argv)
         except Exception:  # noqa: BLE001 - that is a crash, the thing counted
             res[name] = "crash: " + traceback.format_exc(limit=-3)[-1500:]
             return ""
+        finally:
+            seconds[name] = time.monotonic() - t0
         res[name] = "ok" if rc == 0 else "error"
         return out
 
@@ -204,7 +208,13 @@ def _ops(folder: Path, file: str) -> dict[str, str]:
         bad = [e for e in errs if e.startswith("internal")]
         if bad:
             res["predict-batch"] = "crash: " + bad[0][:1500]
+    _OP_SECONDS.clear()
+    _OP_SECONDS.update(seconds)
     return res
+
+
+#: seconds each command of the last :func:`_ops` took (sent back by the child beside its ops)
+_OP_SECONDS: dict[str, float] = {}
 
 
 def _write(folder: Path, name: str, data: bytes) -> None:
@@ -225,7 +235,8 @@ def run_input(work: Path, seed: int, index: int, limit: float) -> dict[str, obje
     if pid == 0:
         os.close(rd)
         try:
-            payload = json.dumps(_ops(folder, name)).encode()
+            ops = _ops(folder, name)
+            payload = json.dumps({**ops, "_seconds": _OP_SECONDS}).encode()
         except BaseException:  # noqa: BLE001 - reported as a crash of the harness step
             payload = json.dumps({"harness": "crash: " + traceback.format_exc()[-1500:]}).encode()
         with os.fdopen(wr, "wb") as f:
@@ -262,9 +273,10 @@ def _collect(pid: int, rd: int, limit: float) -> dict[str, object]:
         ops = json.loads(b"".join(chunks) or b"{}")
     except ValueError:
         ops = {}
+    seconds = ops.pop("_seconds", {})
     if not ops or os.waitstatus_to_exitcode(status) != 0:
         ops = {**ops, "child": f"crash: exit status {os.waitstatus_to_exitcode(status)}"}
-    return {"hang": False, "ops": ops}
+    return {"hang": False, "ops": ops, "op_seconds": seconds}
 
 
 def warm_up() -> None:
@@ -302,8 +314,11 @@ def fuzz(n: int, seed: int = 0, limit: float = 30.0, start: int = 0,
 def summarize(results: list[dict[str, object]], seed: int) -> dict[str, object]:
     """The figures of a list of :func:`run_input` results."""
     crashes, hangs, slowest, counts = [], [], (0.0, -1), {}
+    per_command: dict[str, tuple[float, int]] = {}
     for r in results:
         slowest = max(slowest, (float(r["seconds"]), int(r["index"])))  # type: ignore[arg-type]
+        for k, sec in dict(r.get("op_seconds") or {}).items():  # type: ignore[call-overload]
+            per_command[k] = max(per_command.get(k, (0.0, -1)), (float(sec), int(r["index"])))  # type: ignore[arg-type]
         ops: dict[str, str] = r["ops"]  # type: ignore[assignment]
         for k, v in ops.items():
             counts[f"{k}:{v.split(':')[0]}"] = counts.get(f"{k}:{v.split(':')[0]}", 0) + 1
@@ -312,7 +327,8 @@ def summarize(results: list[dict[str, object]], seed: int) -> dict[str, object]:
         elif any(v.startswith("crash") for v in ops.values()):
             crashes.append(r)
     return {"inputs": len(results), "seed": seed, "crashes": crashes, "hangs": hangs,
-            "max_seconds": slowest[0], "slowest_input": slowest[1], "outcomes": counts}
+            "max_seconds": slowest[0], "slowest_input": slowest[1], "outcomes": counts,
+            "slowest_per_command": {k: list(v) for k, v in sorted(per_command.items())}}
 
 
 def cli_runs(n: int, seed: int, limit: float) -> dict[str, int]:
@@ -362,11 +378,15 @@ def _parts(a: argparse.Namespace) -> dict[str, object]:
         for k, v in r["outcomes"].items():
             counts[k] = counts.get(k, 0) + v
     slow = max(parts, key=lambda r: r["max_seconds"])
+    per_command: dict[str, list] = {}
+    for r in parts:
+        for k, v in r.get("slowest_per_command", {}).items():
+            per_command[k] = max(per_command.get(k, [0.0, -1]), v)
     return {"inputs": sum(r["inputs"] for r in parts), "seed": a.seed,
             "crashes": [c for r in parts for c in r["crashes"]],
             "hangs": [h for r in parts for h in r["hangs"]],
             "max_seconds": slow["max_seconds"], "slowest_input": slow["slowest_input"],
-            "outcomes": counts}
+            "outcomes": counts, "slowest_per_command": per_command}
 
 
 def main() -> int:
@@ -408,6 +428,8 @@ def main() -> int:
           f" (limit {a.limit:g} s), max seconds per input {res['max_seconds']:.2f} "
           f"(input {res['slowest_input']}), total {time.time() - t0:.0f} s")
     print("outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(res["outcomes"].items())))
+    print("slowest per command: " + ", ".join(
+        f"{k} {v[0]:.2f} s (input {v[1]})" for k, v in res.get("slowest_per_command", {}).items()))
     if cli:
         print(f"real CLI: {cli['cli_runs']} runs, {cli['cli_failures']} failures")
     for r in [*res["crashes"], *res["hangs"]][:10]:

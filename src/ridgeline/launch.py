@@ -24,7 +24,25 @@ __all__ = [
 ]
 
 Dim3 = tuple[int, int, int]
-_DIM_RE = re.compile(r"^\s*[\(\[]?\s*([^()\[\]]*?)\s*[\)\]]?\s*$")
+
+
+def _dim_inner(text: str) -> str:
+    """*text* without its blanks and one enclosing bracket of each side ("" when brackets
+    remain), read in one pass: the pattern that did it had three runs of blanks in a row,
+    which split a long run of blanks every way (cubic time)."""
+    s = text.strip()
+    if s.startswith(("(", "[")):
+        s = s[1:]
+    if s.endswith((")", "]")):
+        s = s[:-1]
+    s = s.strip()
+    return "" if any(c in s for c in "()[]") else s
+
+
+def _shown(text: object, limit: int = 60) -> str:
+    """*text* as an error message quotes it: cut to *limit* characters."""
+    r = repr(text)
+    return r if len(r) <= limit else f"{r[:limit]}... ({len(str(text)):,} characters)"
 
 
 def parse_dim3(text: str | int | tuple[int, ...] | list[int] | None, what: str = "size") -> Dim3:
@@ -36,18 +54,17 @@ def parse_dim3(text: str | int | tuple[int, ...] | list[int] | None, what: str =
     elif isinstance(text, tuple | list):
         vals = list(text)
     else:
-        m = _DIM_RE.match(str(text))
-        parts = [x for x in re.split(r"[,x\s]+", m.group(1) if m else "") if x]
+        parts = [x for x in re.split(r"[,x\s]+", _dim_inner(str(text))) if x]
         try:
             vals = [int(float(x)) if float(x).is_integer() else -1 for x in parts]
         except ValueError:
             raise LaunchError(
-                f"{what} {text!r} is not understood; use forms like '(256, 1, 1)', '256' or "
+                f"{what} {_shown(text)} is not understood; use forms like '(256, 1, 1)', '256' or "
                 "'256,1,1'"
             ) from None
     if not 1 <= len(vals) <= 3 or any(v < 1 for v in vals):
         raise LaunchError(
-            f"{what} {text!r} must have 1 to 3 positive integers, e.g. '(256, 1, 1)' or '256'"
+            f"{what} {_shown(text)} must have 1 to 3 positive integers, e.g. '(256, 1, 1)' or '256'"
         )
     vals += [1] * (3 - len(vals))
     return (int(vals[0]), int(vals[1]), int(vals[2]))

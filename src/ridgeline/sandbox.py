@@ -34,20 +34,19 @@ start here:
 Where bwrap cannot start (not installed, a container without user namespaces), a warning
 says why, once, and the command runs unsandboxed but limited: its own session (killed as a
 group, and any process carrying the run's token in its environment with it), the rlimits
-(the process limit not applying to root) and the scrubbed environment. The filesystem and
-the network are then NOT isolated. ``RIDGELINE_SANDBOX`` chooses: ``auto`` (default: bwrap
-when it starts), ``bwrap`` (required: an error when it cannot start) or ``none``.
+and the scrubbed environment. Run as root, it runs as a uid of its own (``setpriv``), so
+the process limit binds it and every process of that uid is killed at the end; it keeps
+root's access to files. The filesystem and the network are then NOT isolated.
+``RIDGELINE_SANDBOX`` chooses: ``auto`` (default: bwrap when it starts), ``bwrap``
+(required: an error when it cannot start) or ``none``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import itertools
 import logging
 import math
 import os
-import resource
 import secrets
 import shutil
 import signal
@@ -60,6 +59,15 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import IO
 
+from ridgeline._sandbox_fallback import (
+    TOKEN,
+    UID_BASE,
+    fallback_argv,
+    fresh_uid,
+    limits_preexec,
+    own_processes,
+    sweep,
+)
 from ridgeline.errors import MissingDependencyError, UsageError
 
 __all__ = ["Limits", "Outcome", "run", "isolation", "bwrap_problem", "scrubbed_env", "MODES",
@@ -75,8 +83,6 @@ INSTALL = "apt-get install bubblewrap (or: bash scripts/setup.d/55-sandbox.sh)"
 _PASS = ("PATH", "LANG", "LANGUAGE", "TZ", "CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH",
          "LIBRARY_PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "SOURCE_DATE_EPOCH")
 _PASS_PREFIX = ("LC_", "RL_", "OMP_", "KMP_", "LIBOMP_")
-#: the variable that marks every process of one unsandboxed run (found and killed by it)
-_TOKEN = "RIDGELINE_RUN_TOKEN"
 #: where the program folder is visible inside the sandbox when its path holds the overlay
 _CWD_SRC = "/tmp/.ridgeline-cwd"
 #: private /tmp size (a tmpfs counts against memory)
@@ -84,13 +90,7 @@ _TMP_BYTES = 4 << 30
 _SHM_BYTES = 1 << 30
 #: output kept per stream (the tail) unless run is given more
 KEEP_BYTES = 1 << 16
-#: uids the commands of a root ridgeline drop to (one per command: the process limit counts
-#: a uid's processes)
-_UID_BASE = 1_600_000_000
-_uids = itertools.count()
 _SIGNALS = {int(s) for s in signal.Signals}
-#: prctl(PR_SET_PDEATHSIG)
-_PR_SET_PDEATHSIG = 1
 
 
 @dataclass(frozen=True)
@@ -170,7 +170,7 @@ def bwrap_problem() -> str | None:
                if shutil.which(t) is None]
     if missing:
         return f"{', '.join(missing)} not found on PATH"
-    uid = _UID_BASE if os.geteuid() == 0 else None
+    uid = UID_BASE if os.geteuid() == 0 else None
     argv = _bwrap_argv(["true"], Path("/"), Limits(seconds=10), (), (), None, uid)
     try:
         p = subprocess.run(argv, capture_output=True, text=True, timeout=30,
@@ -268,56 +268,6 @@ def _hand_over(paths: Sequence[Path], uid: int) -> None:
                     os.lchown(name, uid, uid)
 
 
-def _own_processes(uid: int) -> int:
-    """Tasks (threads included, as RLIMIT_NPROC counts them) *uid* runs now."""
-    n = 0
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        with contextlib.suppress(OSError):
-            if os.stat(f"/proc/{pid}").st_uid == uid:
-                n += len(os.listdir(f"/proc/{pid}/task"))
-    return n
-
-
-def _fallback_preexec(limits: Limits, nproc: int) -> Callable[[], None]:
-    def apply() -> None:
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-        cpu = limits.cpu()
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 2))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-        if limits.memory_bytes is not None:
-            resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
-    return apply
-
-
-def _sweep(token: str, leader: int) -> None:
-    """Kill the run's process group and every process whose environment carries *token*
-    (children that left the group with setsid), until three passes in a row find none: a
-    process that ends between a pass's listing and its look may have just started a child
-    the listing missed (best effort: a program can clear its environment)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(leader, signal.SIGKILL)
-    mark = f"{_TOKEN}={token}".encode()
-    empty = 0
-    for _ in range(200):
-        found = 0
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                with open(f"/proc/{pid}/environ", "rb") as f:
-                    marked = mark in f.read().split(b"\0")
-                if marked:
-                    os.kill(int(pid), signal.SIGKILL)
-                    found += 1
-            except OSError:
-                continue
-        empty = 0 if found else empty + 1
-        if empty == 3:
-            return
-        time.sleep(0.02)
-
-
 class _Tail:
     """Reads a stream to its end, keeping its last bytes."""
 
@@ -355,16 +305,18 @@ def run(cmd: Sequence[str], *, cwd: Path, limits: Limits, env: dict[str, str] | 
     how = isolation(mode)
     cwd = cwd.resolve()
     token = secrets.token_hex(8)
+    uid: int | None = None
     if how == "bwrap":
         argv, full_env = _sandboxed(cmd, cwd, limits, env, [Path(p).resolve() for p in readable],
                                     [Path(p).resolve() for p in writable], cwd_overlay,
                                     unprivileged)
         preexec = None
     else:
-        argv = list(cmd)
         home = str(Path(writable[0]).resolve()) if writable else str(cwd)
-        full_env = scrubbed_env({**(env or {}), _TOKEN: token}, home=home)
-        preexec = _fallback_preexec(limits, limits.processes + _own_processes(os.geteuid()))
+        full_env = scrubbed_env({**(env or {}), TOKEN: token}, home=home)
+        argv, uid = fallback_argv(cmd, unprivileged)
+        nproc = limits.processes + (0 if uid is not None else own_processes(os.geteuid()))
+        preexec = limits_preexec(limits.cpu(), limits.file_bytes, limits.memory_bytes, nproc)
     t0 = time.monotonic()
     proc = subprocess.Popen(argv, cwd=cwd, env=full_env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -379,7 +331,7 @@ def run(cmd: Sequence[str], *, cwd: Path, limits: Limits, env: dict[str, str] | 
                 os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         if how == "none":
-            _sweep(token, proc.pid)
+            sweep(token, proc.pid, uid)
     seconds = time.monotonic() - t0
     code = proc.returncode
     if how == "bwrap" and code > 128 and code - 128 in _SIGNALS:
@@ -395,7 +347,7 @@ def _sandboxed(cmd: Sequence[str], cwd: Path, limits: Limits, env: dict[str, str
     dropped uid, hands the writable folders over."""
     uid = None
     if unprivileged and os.geteuid() == 0:
-        uid = _UID_BASE + (os.getpid() * 64 + next(_uids)) % 1_000_000
+        uid = fresh_uid()
     if overlay is not None and any(w == cwd or cwd in w.parents for w in writable):
         # a work folder inside the program's: the overlay would hide it (writes in the
         # folder then fail, as everywhere outside the work folder)
@@ -406,7 +358,7 @@ def _sandboxed(cmd: Sequence[str], cwd: Path, limits: Limits, env: dict[str, str
         readable.append(cwd)
     if os.geteuid() == 0:  # to the dropped uid, or back to root (without capabilities)
         _hand_over(writable, uid if uid is not None else 0)
-    if uid is not None and cwd.stat().st_mode & 0o005 != 0o005:
+    if uid is not None and cwd not in writable and cwd.stat().st_mode & 0o005 != 0o005:
         _warn_private(cwd)
     return _bwrap_argv(cmd, cwd, limits, readable, writable, overlay, uid), scrubbed_env(env)
 

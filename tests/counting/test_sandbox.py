@@ -1,6 +1,9 @@
 """The sandbox of count-run (ridgeline.sandbox): real misbehaving programs, compiled and run
 through it, each stopped or refused with its reason, within its limit, leaving nothing
-behind."""
+behind. What both isolations promise (a scrubbed environment, no process left, the process,
+memory, CPU and time limits) is checked under bwrap and under the fallback
+(``RIDGELINE_SANDBOX=none``); what only bwrap gives (filesystem and network) under bwrap.
+The file passes whatever ``$RIDGELINE_SANDBOX`` says."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import os
 import shutil
 import signal
 import socket
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -33,8 +37,16 @@ def bwrap() -> None:
     require(f"bubblewrap ({sandbox.INSTALL})", sandbox.bwrap_problem() is None)
 
 
+@pytest.fixture(params=["bwrap", "none"])
+def mode(request: pytest.FixtureRequest) -> str:
+    """Each isolation in turn: bubblewrap, and the fallback without it."""
+    if request.param == "bwrap":
+        require(f"bubblewrap ({sandbox.INSTALL})", sandbox.bwrap_problem() is None)
+    return str(request.param)
+
+
 @pytest.fixture(scope="module")
-def misbehave(toolchain: None, bwrap: None, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def misbehave(toolchain: None, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """misbehave.c built by clang through the sandbox (the build's path)."""
     from ridgeline.counting.toolchain import find_toolchain
 
@@ -44,7 +56,6 @@ def misbehave(toolchain: None, bwrap: None, tmp_path_factory: pytest.TempPathFac
                       cwd=out, limits=Limits(seconds=120), readable=[PROGRAMS / "misbehave"],
                       writable=[out], unprivileged=False)
     assert res.returncode == 0, res.stderr
-    assert res.isolation == "bwrap"
     return out / "misbehave"
 
 
@@ -59,7 +70,7 @@ def box(tmp_path: Path, misbehave: Path) -> dict:
     return {"prog": prog, "work": work, "exe": work / "misbehave"}
 
 
-def _run(box: dict, *args: str, mode: str | None = None, seconds: float = 20.0,
+def _run(box: dict, *args: str, mode: str = "bwrap", seconds: float = 20.0,
          **limits: int) -> sandbox.Outcome:
     lim = Limits(seconds=seconds, **limits)
     return sandbox.run([str(box["exe"]), *args], cwd=box["prog"], limits=lim,
@@ -79,8 +90,8 @@ def _alive(marker: str) -> list[int]:
     return out
 
 
-def test_writes_outside_the_work_folder_fail_and_leave_nothing(box: dict, tmp_path: Path
-                                                                ) -> None:
+def test_writes_outside_the_work_folder_fail_and_leave_nothing(box: dict, tmp_path: Path,
+                                                                bwrap: None) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     for target in (outside / "x.txt", box["prog"] / "input.txt", Path.cwd() / "escaped.txt"):
@@ -99,32 +110,42 @@ def test_writes_outside_the_work_folder_fail_and_leave_nothing(box: dict, tmp_pa
     assert sorted(p.name for p in box["prog"].iterdir()) == ["input.txt"]
 
 
-def test_a_work_folder_inside_the_program_folder_stays_writable(box: dict) -> None:
+def test_a_work_folder_inside_the_program_folder_stays_writable(box: dict, bwrap: None
+                                                                  ) -> None:
     work = box["prog"] / ".work"
     work.mkdir()
     shutil.copy(box["exe"], work / "misbehave")
     res = sandbox.run([str(work / "misbehave"), "write", str(work / "counts.jsonl")],
                       cwd=box["prog"], limits=Limits(seconds=20), writable=[work],
-                      cwd_overlay=work / "cwd")
+                      cwd_overlay=work / "cwd", mode="bwrap")
     assert "write=ok" in res.stdout and (work / "counts.jsonl").exists()
 
 
-def test_secrets_in_the_environment_and_home_are_out_of_reach(
-        box: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_secrets_in_the_environment_are_out_of_reach(
+        box: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret")
+    monkeypatch.setenv("RL_L2_WAYS", "8")  # the runtime's own knobs still pass
+    assert "env=(unset)" in _run(box, "env", "OPENAI_API_KEY", mode=mode).stdout
+    assert "env=8" in _run(box, "env", "RL_L2_WAYS", mode=mode).stdout
+    # HOME is the private /tmp (bwrap) or the work folder (fallback), never the user's
+    seen = _run(box, "env", "HOME", mode=mode).stdout
+    assert seen == ("env=/tmp\n" if mode == "bwrap" else f"env={box['work'].resolve()}\n")
+
+
+def test_secrets_in_home_are_out_of_reach(box: dict, tmp_path: Path, bwrap: None,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
     home = tmp_path / "home"
     home.mkdir()
     (home / ".gitconfig").write_text("[user]\n\ttoken = hunter2\n")
     monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret")
-    monkeypatch.setenv("RL_L2_WAYS", "8")  # the runtime's own knobs still pass
-    assert "env=(unset)" in _run(box, "env", "OPENAI_API_KEY").stdout
-    assert "env=8" in _run(box, "env", "RL_L2_WAYS").stdout
-    assert "env=/tmp" in _run(box, "env", "HOME").stdout
     res = _run(box, "read", str(home / ".gitconfig"))
     assert "read=failed" in res.stdout and "hunter2" not in res.stdout
 
 
-def test_no_network_not_even_loopback(box: dict) -> None:
+def test_no_network_not_even_loopback(box: dict, bwrap: None) -> None:
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
         server.listen(1)
@@ -135,18 +156,18 @@ def test_no_network_not_even_loopback(box: dict) -> None:
             server.accept()
 
 
-def test_detached_children_end_with_the_run(box: dict) -> None:
+def test_detached_children_end_with_the_run(box: dict, mode: str) -> None:
     marker = f"detach-{uuid.uuid4().hex[:8]}"
     t0 = time.monotonic()
-    res = _run(box, "detach", "8", marker)
+    res = _run(box, "detach", "8", marker, mode=mode)
     assert "detached=8" in res.stdout and res.returncode == 0
     assert time.monotonic() - t0 < 5
     assert _alive(marker) == []
 
 
-def test_a_fork_bomb_meets_the_process_limit(box: dict) -> None:
+def test_a_fork_bomb_meets_the_process_limit(box: dict, mode: str) -> None:
     marker = f"bomb-{uuid.uuid4().hex[:8]}"
-    res = _run(box, "forkbomb", marker, processes=64)
+    res = _run(box, "forkbomb", marker, processes=64, mode=mode)
     assert "fork=failed" in res.stdout and "Resource temporarily unavailable" in res.stdout
     forked = int(res.stdout.split("after ")[1].split(":")[0])
     assert 32 <= forked < 64
@@ -156,25 +177,55 @@ def test_a_fork_bomb_meets_the_process_limit(box: dict) -> None:
     assert err.cause == "crash" and "process limit" in err.detail
 
 
-def test_memory_beyond_the_limit_is_refused(box: dict) -> None:
-    res = _run(box, "alloc", memory_bytes=1 << 30)
+def test_a_real_fork_bomb_is_held_at_the_process_limit_and_ended(box: dict, mode: str
+                                                                   ) -> None:
+    """Every process forks on and on: their number stays within the process limit (as root
+    too: the fallback runs the program as a uid of its own, which the limit binds) until the
+    time limit ends them all."""
+    if os.geteuid() == 0:  # as root, the bomb may only run where the limit binds
+        uid = _run(box, "uid", mode=mode).stdout
+        assert uid.startswith("uid=") and uid != "uid=0\n", uid
+    marker = f"bomb-{uuid.uuid4().hex[:8]}"
+    peak = [0]
+    watching = threading.Event()
+
+    def watch() -> None:
+        while not watching.is_set():
+            peak[0] = max(peak[0], len(_alive(marker)))
+            time.sleep(0.01)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    t0 = time.monotonic()
+    try:
+        res = _run(box, "bomb", marker, processes=32, seconds=3, mode=mode)
+    finally:
+        watching.set()
+        watcher.join()
+    assert res.timed_out and time.monotonic() - t0 < 3 + GRACE
+    assert 2 <= peak[0] <= 32 + 2, peak  # (+2: bwrap's two processes carry the marker too)
+    assert _alive(marker) == []
+
+
+def test_memory_beyond_the_limit_is_refused(box: dict, mode: str) -> None:
+    res = _run(box, "alloc", memory_bytes=1 << 30, mode=mode)
     assert res.returncode == 2 and "cannot allocate memory" in res.stderr
     err = classify_failure("alloc", _as_run_result(res), 20, 1)
     assert err.cause == "memory" and "exceeded 1 GiB" in str(err)
 
 
-def test_a_hang_with_detached_children_is_killed_at_its_limit(box: dict) -> None:
+def test_a_hang_with_detached_children_is_killed_at_its_limit(box: dict, mode: str) -> None:
     marker = f"hang-{uuid.uuid4().hex[:8]}"
     t0 = time.monotonic()
-    res = _run(box, "hang", "4", marker, seconds=3)
+    res = _run(box, "hang", "4", marker, seconds=3, mode=mode)
     assert res.timed_out and 3 <= res.seconds < 3 + GRACE
     assert time.monotonic() - t0 < 3 + GRACE
     assert _alive(marker) == []
     assert classify_failure("hang", _as_run_result(res), 3, 1).cause == "timeout"
 
 
-def test_the_cpu_limit_stops_a_spinning_program(box: dict) -> None:
-    res = _run(box, "hang", seconds=20, cpu_seconds=1)
+def test_the_cpu_limit_stops_a_spinning_program(box: dict, mode: str) -> None:
+    res = _run(box, "hang", seconds=20, cpu_seconds=1, mode=mode)
     assert res.returncode == -signal.SIGXCPU and not res.timed_out and res.seconds < 10
     assert classify_failure("spin", _as_run_result(res), 20, 1).cause == "timeout"
 
@@ -224,7 +275,9 @@ def test_a_required_sandbox_that_cannot_start_is_an_error(
         sandbox.bwrap_problem.cache_clear()
 
 
-def test_run_limited_records_the_isolation_and_stops_when_idle(box: dict) -> None:
+def test_run_limited_records_the_isolation_and_stops_when_idle(
+        box: dict, bwrap: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(sandbox.ENV_VAR, "bwrap")
     out = box["work"] / "counts.jsonl"
     out.write_text('{"kernel": "k"}\n')
     res = run_limited(box["exe"], ["hang"], box["prog"], {"RL_OUT": str(out)}, timeout=20,
@@ -239,6 +292,7 @@ def test_count_run_sandboxes_the_build_and_the_run(
     outside stay untouched; the detached child is gone."""
     from ridgeline.counting import count_run
 
+    monkeypatch.setenv(sandbox.ENV_VAR, "bwrap")
     home = tmp_path / "home"
     home.mkdir()
     (home / "secret").write_text("hunter2\n")
@@ -269,11 +323,12 @@ def _as_run_result(res: sandbox.Outcome) -> RunResult:
 
 
 def test_count_run_ends_a_hanging_program_and_its_children_at_the_limit(
-        toolchain: None, bwrap: None, tmp_path: Path) -> None:
+        toolchain: None, bwrap: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The reported case: a program that detached children and hung ran 39.7 s against a
     15 s limit. Its counted launch stands, marked as stopped by the time limit."""
     from ridgeline.counting import count_run
 
+    monkeypatch.setenv(sandbox.ENV_VAR, "bwrap")
     prog = tmp_path / "escape-cuda"
     shutil.copytree(PROGRAMS / "escape-cuda", prog)
     marker = f"escape-{uuid.uuid4().hex[:8]}"

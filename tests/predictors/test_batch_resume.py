@@ -160,3 +160,63 @@ def test_a_damaged_or_stale_partial_output_is_predicted_again(
     partial.write_text(text)
     assert main([*args, "--predictor", "analytic"]) == 0
     assert set(pd.read_csv(out, keep_default_na=False)["pred_origin"]) == {"analytic", ""}
+
+
+def test_a_program_changed_since_the_kill_is_predicted_again(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The resume key holds a fingerprint of the program folder's files (names, sizes,
+    times): a program edited between the kill and the rerun is not taken over."""
+    src, rows = _table(tmp_path, programs=3, per=3)
+    out = tmp_path / "out.csv"
+    partial = partial_path(out)
+    args = ["predict-batch", str(rows), "--sources", str(src), "--count", "never", "--jobs",
+            "1", "--chunk-rows", "1", "--out", str(out)]
+    real, calls = batch_stream.predict_rows, []
+
+    def interrupted(*a: Any, **kw: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*a, **kw)
+
+    monkeypatch.setattr(batch_stream, "predict_rows", interrupted)
+    assert main(args) == 130
+    monkeypatch.undo()
+    recs = list(csv.reader(io.StringIO(partial.read_text(), newline="")))[1:]
+    by_source: dict[str, int] = {}
+    for r in recs:
+        by_source[r[2]] = by_source.get(r[2], 0) + 1
+    assert len(by_source) == 2, by_source  # two programs finished before the interruption
+    edited, kept = sorted(by_source)
+    # one program edited (its predictions might differ now): they are not taken over
+    main_file = next((src / edited).iterdir())
+    main_file.write_text(main_file.read_text() + "\n// edited\n")
+    capsys.readouterr()
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert f"{by_source[kept]} resumed" in err and f"{len(recs)} resumed" not in err
+    # a fresh run on the edited sources writes the same file
+    fresh = tmp_path / "fresh.csv"
+    assert main([*args[:-1], str(fresh)]) == 0
+    assert out.read_bytes() == fresh.read_bytes()
+
+
+def test_the_fingerprint_follows_the_folder_and_is_bounded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    prog = tmp_path / "src" / "p-cuda"
+    (prog / "sub").mkdir(parents=True)
+    (prog / "main.cu").write_text("int x;\n")
+    fp = batch_stream.folder_fingerprint
+    first = fp(tmp_path / "src", "p-cuda")
+    assert first == fp(tmp_path / "src", "p-cuda") and len(first) == 24
+    (prog / "sub" / "data.txt").write_text("1\n")  # a file added below it
+    second = fp(tmp_path / "src", "p-cuda")
+    assert second != first
+    os.utime(prog / "main.cu", ns=(1, 1))  # same bytes, another time
+    assert fp(tmp_path / "src", "p-cuda") != second
+    assert fp(tmp_path / "src", "..") == fp(tmp_path / "src", "missing") == ""
+    monkeypatch.setattr(batch_stream, "FINGERPRINT_FILES", 1)
+    bounded = fp(tmp_path / "src", "p-cuda")
+    (prog / "sub" / "data.txt").write_text("22\n")  # past the bound: not read
+    assert fp(tmp_path / "src", "p-cuda") == bounded

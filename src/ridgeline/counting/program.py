@@ -65,7 +65,9 @@ def _from_source_globs(program_dir: Path, model: str) -> list[Path]:
     return out
 
 
-_RULE = re.compile(r"^([^\s:=#][^:=]*?)\s*:(?!=)(.*)$")
+#: `targets: prerequisites` (the targets read up to the first `:` or `=`, their trailing blanks
+#: taken off by the caller's split: a lazy `[^:=]*?\s*:` retried the blanks at every step)
+_RULE = re.compile(r"^([^\s:=#][^:=]*+):(?!=)(.*)$")
 
 
 def library_sources(program_dir: Path, model: str) -> list[Path]:

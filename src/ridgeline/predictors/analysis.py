@@ -225,7 +225,10 @@ def _scope_pointers(prog: Program) -> dict[str, str]:
 _MALLOC = re.compile(r"\b(?:cudaMalloc|cudaMallocManaged|hipMalloc)\s*\(\s*"
                      r"(?:\(\s*\w+\s*\*\s*\*\s*\)\s*)?&\s*([A-Za-z_]\w*)\s*,")
 _MAP_CLAUSE = re.compile(r"\bmap\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
-_MAP_ITEM = re.compile(r"([A-Za-z_]\w*)((?:\s*\[[^\]]*\])+)")
+#: `name[lo:len][...]` in a map clause: a name tried from its word's start only and read
+#: possessively (from every letter of a long word the old pattern reread the word), its
+#: sections without brackets inside (each `[` ends a try)
+_MAP_ITEM = re.compile(r"(?<!\w)(?:(?![A-Za-z_])\w)*+([A-Za-z_]\w*+)((?:\s*\[[^\[\]]*\])+)")
 
 
 def _malloc_sizes(prog: Program, argv: list[str]) -> dict[str, float]:

@@ -24,7 +24,8 @@ __all__ = ["Anchor", "anchor_predictions", "parse_measured", "parse_time_ns", "a
 
 RANGE_FILE = "data/anchor/ratio_error.json"
 _UNITS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
-_TIME = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([a-zµ]*)\s*$")
+#: a number (one way to read its digits: `[0-9]*\.?[0-9]+` split a long one every way) and a unit
+_TIME = re.compile(r"^\s*((?:[0-9]++(?:\.[0-9]++)?|\.[0-9]++)(?:[eE][-+]?[0-9]+)?)\s*([a-zµ]*)\s*$")
 
 
 @dataclass(frozen=True)

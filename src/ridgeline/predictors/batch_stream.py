@@ -3,10 +3,11 @@
 Rows are predicted in chunks of whole programs (every row of one ``source`` in the same
 chunk, so a row's prediction never depends on where a chunk boundary fell). Each finished
 chunk is appended to ``OUT.csv.partial`` and flushed to disk; a line there carries the row's
-number, a key (a hash of the run's settings and the row's fields) and a checksum of its
-fields. A rerun with the same arguments keeps the lines whose key and checksum match (and
-whose program has all its rows there), predicts the rest, and writes ``OUT.csv`` with every
-row in input order; then the partial file goes. A line cut short by a kill fails its
+number, a key (a hash of the run's settings, the row's fields and a fingerprint of the files
+of the program folder it names) and a checksum of its fields. A rerun with the same
+arguments keeps the lines whose key and checksum match (and whose program has all its rows
+there), predicts the rest, and writes ``OUT.csv`` with every row in input order; then the
+partial file goes. A line cut short by a kill fails its
 checksum and its program is predicted again: no row is lost or written twice.
 """
 
@@ -29,7 +30,7 @@ import pandas as pd
 
 from ridgeline import __version__
 from ridgeline.datasets import read_strict_csv, require_columns
-from ridgeline.errors import InputFileError, UsageError
+from ridgeline.errors import InputFileError, RidgelineError, UsageError
 from ridgeline.hardware import load_catalog
 from ridgeline.predictors.batch_predict import (
     REQUIRED,
@@ -37,14 +38,18 @@ from ridgeline.predictors.batch_predict import (
     output_columns,
     predict_rows,
 )
+from ridgeline.predictors.batch_rows import source_dir
 from ridgeline.sources.build import ProgramBuild
 
-__all__ = ["BatchRun", "BatchSummary", "run_batch", "partial_path", "CHUNK_ROWS"]
+__all__ = ["BatchRun", "BatchSummary", "run_batch", "partial_path", "folder_fingerprint",
+           "CHUNK_ROWS", "FINGERPRINT_FILES"]
 
 log = logging.getLogger(__name__)
 
 #: rows predicted (and written) together at least, unless the batch is smaller
 CHUNK_ROWS = 256
+#: files of one program folder whose names, sizes and times its fingerprint reads at most
+FINGERPRINT_FILES = 5000
 _MARK = ("_row", "_key")
 
 
@@ -79,8 +84,8 @@ class BatchRun:
                    chunk_rows=chunk, build=None if build == ProgramBuild() else build)
 
     def settings_key(self) -> str:
-        """What makes a finished row reusable by a rerun (never jobs or progress); the
-        program folders' contents are not part of it."""
+        """What makes a finished row reusable by a rerun (never jobs or progress), besides
+        the row itself and its program folder's files (:func:`folder_fingerprint`)."""
         gpu_text = Path(self.gpu_file).read_bytes() if self.gpu_file else b""
         return _digest(json.dumps([__version__, self.predictor, self.count, self.count_timeout,
                                    str(self.sources.resolve()), self.gpu_file or "",
@@ -131,8 +136,10 @@ def run_batch(run: BatchRun) -> BatchSummary:
     catalog = load_catalog(run.gpu_file)
     columns = output_columns(list(df.columns), run.predictor)
     settings = run.settings_key()
-    keys = [_digest(json.dumps([settings, i, list(df.columns), list(r)]))
-            for i, r in enumerate(df.itertuples(index=False))]
+    prints = {s: folder_fingerprint(run.sources, s) for s in set(map(str, df["source"]))}
+    keys = [_digest(json.dumps([settings, i, list(df.columns), list(r), prints[str(src)]]))
+            for i, (r, src) in enumerate(zip(df.itertuples(index=False), df["source"],
+                                             strict=True))]
     groups = _groups(df)
     partial = partial_path(run.out)
     done = _resume(partial, columns, keys, groups)
@@ -160,6 +167,33 @@ def run_batch(run: BatchRun) -> BatchSummary:
     _summarise(summary, columns, done)
     summary.seconds = time.time() - t0
     return summary
+
+
+def folder_fingerprint(sources: Path, source: str) -> str:
+    """A cheap fingerprint of the program folder *source* names: the relative path, size and
+    modification time of each of its files (the first :data:`FINGERPRINT_FILES` in name
+    order), so a program changed since a killed run is predicted again, not taken over.
+    A source that names no folder inside *sources* (the row's own error) gives ""."""
+    try:
+        root = source_dir(sources, source)
+    except RidgelineError:
+        return ""
+    if not root.is_dir():
+        return ""
+    entries: list[str] = []
+    for folder, dirs, files in os.walk(root):
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.join(folder, name)
+            try:
+                st = os.stat(path)
+                entries.append(f"{os.path.relpath(path, root)}\0{st.st_size}\0"
+                               f"{st.st_mtime_ns}")
+            except OSError:
+                entries.append(f"{os.path.relpath(path, root)}\0?")
+            if len(entries) >= FINGERPRINT_FILES:
+                return _digest("\n".join([*entries, "..."]))
+    return _digest("\n".join(entries))
 
 
 def _digest(text: str) -> str:

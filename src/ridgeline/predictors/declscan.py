@@ -25,7 +25,8 @@ _NOT_TYPES = {"return", "else", "case", "goto", "new", "delete", "throw", "sizeo
 _EXPR_BEFORE = re.compile(r"(?:[-+*/%=<>&|^!?\[~]|(?<!:):|\b(?:return|case|throw|sizeof))\s*$")
 _ARRAY_PTR = re.compile(r"\b([A-Za-z_]\w*)\s*\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\[")
 _VECTOR = re.compile(r"\b(?:std::)?vector\s*<\s*(?:const\s+)?([\w:]+)\s*>\s*&?\s*([A-Za-z_]\w*)")
-_ARRAY = re.compile(r"\b([A-Za-z_]\w*)\s+([A-Za-z_]\w*)\s*\[[^\]]+\]\s*(?:\[[^\]]+\]\s*)*[;=,]")
+#: `T name[..][..];` (extents without brackets inside: one try per `[`, not one per name)
+_ARRAY = re.compile(r"\b([A-Za-z_]\w*)\s+([A-Za-z_]\w*)\s*\[[^\[\]]+\]\s*(?:\[[^\[\]]+\]\s*)*[;=,]")
 #: a `__shared__` (CUDA) or `__local` (OpenCL) declaration up to its `;`
 _SHARED_DECL = re.compile(r"\b(?:__shared__|__local)\b((?:[^;{}()]|\([^()]*(?:\([^()]*\))*"
                           r"[^()]*\))*);")
@@ -33,8 +34,9 @@ _SHARED_DECL = re.compile(r"\b(?:__shared__|__local)\b((?:[^;{}()]|\([^()]*(?:\(
 # star it starts where no blank precedes it, and its name at the first ASCII letter of a word
 # (a later start finds the same name, later); the name is read possessively. The same matches
 # as `(\*?)\s*([A-Za-z_]\w*)...`, which rescanned a long word or blank run from each character.
+# An extent holds no bracket, so each `[` ends a try (as in srcscan's parameters).
 _DECLARATOR = re.compile(r"(?:(\*)|(?<!\s))\s*+(?<!\w)(?(1)|(?:(?![A-Za-z_])\w)*+)"
-                         r"([A-Za-z_]\w*+)\s*+((?:\[[^\]]*+\]\s*+)*+)$")
+                         r"([A-Za-z_]\w*+)\s*+((?:\[[^\[\]]*+\]\s*+)*+)$")
 _ATTRIBUTE = re.compile(r"\b(?:__align__|alignas|__attribute__|__declspec)\s*"
                         r"\((?:[^()]|\([^()]*\))*\)")
 #: `T *p = <shared array> ...` (a cast, `&` and parentheses allowed before the array name)

@@ -27,7 +27,7 @@ _HEAD = re.compile(r"(if|for|while|switch)\s*\(|do\b|\{|#")
 _ASSIGN = re.compile(r"^(?:[A-Za-z_][\w:<>]*[\s*&]+)*?([A-Za-z_]\w*)\s*=(?!=)\s*(.+)$", re.S)
 _WORK = re.compile(r"\[|__syncthreads|\batomic|\bbarrier\b")
 #: a local or shared array declared (`float e[3];`, `__shared__ float s[256];`): no work
-_ARRAY_DECL = re.compile(r"(?:[A-Za-z_][\w:<>]*\s+)+[A-Za-z_]\w*\s*(?:\[[^\]]*\]\s*)+"
+_ARRAY_DECL = re.compile(r"(?:[A-Za-z_][\w:<>]*\s+)+[A-Za-z_]\w*\s*(?:\[[^\[\]]*\]\s*)+"
                          r"(?:=\s*\{[^{}]*\}\s*)?;?")
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 

@@ -224,9 +224,8 @@ def _count_accesses(stmt: str, ctx: _Ctx, weight: float) -> None:
     for m in re.finditer(r"\b([A-Za-z_]\w*)\s*\[", stmt):
         name = m.group(1)
         end = match_paren(stmt, m.end() - 1, "[", "]")
-        after = stmt[end:].lstrip() if end > 0 else ""
-        is_store = bool(re.match(r"(?:\[[^\]]*\]\s*)*(=(?!=)|[-+*/|&^]=)", after))
-        rmw = bool(re.match(r"(?:\[[^\]]*\]\s*)*[-+*/|&^]=", after))
+        is_store = end > 0 and bool(_STORE.match(stmt, end))
+        rmw = end > 0 and bool(_RMW.match(stmt, end))
         if name in ctx.shared:
             if not _SHARED_DECL_STMT.match(stmt):  # the declaration is no access
                 st.shared += weight
@@ -245,6 +244,11 @@ def _count_accesses(stmt: str, ctx: _Ctx, weight: float) -> None:
             st.read.add(name)
 
 
+#: what follows a subscript that stores to it: more subscripts (one bracket level each: a
+#: subscript holding `[` ends the chain, so each `[` is read by one try at most), then `=` or
+#: a compound assignment; read in place (a slice of the rest per access was quadratic)
+_STORE = re.compile(r"\s*(?:\[[^\[\]]*\]\s*)*(=(?!=)|[-+*/|&^]=)")
+_RMW = re.compile(r"\s*(?:\[[^\[\]]*\]\s*)*[-+*/|&^]=")
 _SHARED_DECL_STMT = re.compile(r"(?:extern\s+|static\s+)*(?:__shared__|__local)\b")
 _LOOP = re.compile(r"\b(for|while)\s*\(|\bdo\s*\{")
 

@@ -92,7 +92,14 @@ def strip_comments(text: str) -> str:
 
 
 def match_paren(text: str, start: int, open_: str = "(", close: str = ")") -> int:
-    """Index just past the bracket matching the one at *start* (or -1)."""
+    """Index just past the bracket matching the one at *start* (or -1).
+
+    Callers ask for every bracket of a text in turn (each subscript of a statement, each
+    call); scanning from each would take time quadratic in the nesting (`a[a[a[...]]]`, or
+    many openings never closed). The pairs of a text are found once, in one pass over its
+    brackets, and kept for the texts asked about last."""
+    if start < len(text) and text[start] == open_ and open_ != close:
+        return _bracket_pairs(text, open_, close).get(start, -1)
     depth = 0
     for i in range(start, len(text)):
         ch = text[i]
@@ -103,6 +110,19 @@ def match_paren(text: str, start: int, open_: str = "(", close: str = ")") -> in
             if depth == 0:
                 return i + 1
     return -1
+
+
+@lru_cache(maxsize=8)
+def _bracket_pairs(text: str, open_: str, close: str) -> dict[int, int]:
+    """Each *open_* of *text* that is closed -> the index just past its *close*."""
+    stack: list[int] = []
+    pairs: dict[int, int] = {}
+    for m in re.finditer(f"[{re.escape(open_ + close)}]", text):
+        if m.group() == open_:
+            stack.append(m.start())
+        elif stack:
+            pairs[stack.pop()] = m.end()
+    return pairs
 
 
 
@@ -232,8 +252,10 @@ def _line_of(text: str, pos: int) -> int:
 # from the first ASCII letter of a word (a later start in the same word ends where it ends, so
 # it cannot match where the first did not), and the word and the extents are read
 # possessively: each word is read once, not once per character as `(.*?)([A-Za-z_]\w*)` did.
+# An extent holds no bracket (`[^\[\]]`): with `[^\]]`, every `x[` of `x[x[x[...]*` was a try
+# reading on to the one `]`, quadratic in the length; now each `[` ends the try before it.
 _PARAM = re.compile(r"([^\n]*?(?<!\w)(?:(?![A-Za-z_])\w)*+)([A-Za-z_]\w*+)\s*+"
-                    r"((?:\[[^\]]*+\])*+)$")
+                    r"((?:\[[^\[\]]*+\])*+)$")
 
 
 def _params(text: str) -> list[Param]:

@@ -25,6 +25,7 @@ import hashlib
 import json
 import logging
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -246,6 +247,8 @@ def plugin_path() -> Path:
     digest = hashlib.sha1(src + inc.encode()).hexdigest()[:16]
     out = _cache_dir() / f"ridgeline_counter_{digest}.so"
     if out.exists():
+        if out.stat().st_mode & 0o005 != 0o005:  # built private by an earlier version
+            out.chmod(0o755)
         return out
     with atomic_path(out, suffix=".so") as tmp:
         cmd = ["g++", "-std=c++17", "-O2", "-fno-rtti", "-shared", "-fPIC", f"-I{inc}",
@@ -254,7 +257,27 @@ def plugin_path() -> Path:
         if res.returncode != 0:
             raise CompileError("building the Oclgrind counting plugin failed: "
                                f"{res.stderr[-2000:]}")
+        # readable by the unprivileged uid a root ridgeline's sandboxed Oclgrind runs as (the
+        # temporary file it was linked into is private)
+        tmp.chmod(0o755)
     return out
+
+
+def _oclgrind_env() -> dict[str, str]:
+    """Oclgrind's own settings, which pass into the sandbox (its scrubbed environment drops
+    the rest)."""
+    return {k: v for k, v in os.environ.items() if k.startswith("OCLGRIND_")}
+
+
+def _include_dirs(build_options: str) -> list[Path]:
+    """The folders ``-I`` names in *build_options* (mounted in the sandbox for the build)."""
+    try:
+        words = shlex.split(build_options)
+    except ValueError:
+        return []
+    dirs = [w[2:] or (words[i + 1] if i + 1 < len(words) else "")
+            for i, w in enumerate(words) if w.startswith("-I")]
+    return [Path(d) for d in dirs if d]
 
 
 def _seconds(timeout: float | None) -> float:
@@ -327,7 +350,8 @@ def count_kernel(
     its counts are scaled (``sampled``, :mod:`~ridgeline.profiles.oclgrind_sampling`);
     ``None`` runs every group. Memory errors (out-of-bounds accesses) are kept in
     ``errors`` and do not raise; a build failure raises :class:`CompileError`, a timeout
-    :class:`ExecutionError`.
+    :class:`ExecutionError`. Oclgrind runs in the sandbox (:func:`ridgeline.sandbox.run`):
+    the kernel's build sees its own folder and the system, not the user's files.
     """
     gsize, lsize = _dims(global_size, "global size"), _dims(local_size, "local size")
     for g, loc in zip(gsize, lsize, strict=True):
@@ -337,6 +361,7 @@ def count_kernel(
     sample = should_sample(gsize, lsize, sample_above)
     with tempfile.TemporaryDirectory(prefix="ridgeline-oclgrind-") as tmpd:
         tmp = Path(tmpd)
+        tmp.chmod(0o711)  # the sandbox enters it before it drops to the uid it is handed to
         if isinstance(source, Path):
             src_file = source.resolve()
         else:
@@ -350,14 +375,15 @@ def count_kernel(
             cmd += ["--build-options", build_options]
         if sample:
             cmd.append("--quick")
-        env = dict(os.environ, RIDGELINE_OCLGRIND_OUT=str(out))
-        try:
-            res = subprocess.run(cmd + [str(sim)], capture_output=True, text=True,
-                                 timeout=timeout, env=env, cwd=tmp)
-        except subprocess.TimeoutExpired:
+        # the kernel's build reads what it includes: in the sandbox, its own folder only
+        res = sandbox.run(cmd + [str(sim)], cwd=tmp, limits=Limits(seconds=_seconds(timeout)),
+                          env={**_oclgrind_env(), "RIDGELINE_OCLGRIND_OUT": str(out)},
+                          readable=[plugin.parent, src_file.parent,
+                                    *_include_dirs(build_options)], writable=[tmp])
+        if res.timed_out:
             raise ExecutionError(
                 f"kernel {kernel!r} did not finish under Oclgrind within {timeout} s "
-                f"(global {gsize}, local {lsize})") from None
+                f"(global {gsize}, local {lsize})")
         recs = [json.loads(x) for x in out.read_text().splitlines()] if out.exists() else []
         if not recs:
             raise _diagnose(kernel, res.stderr + res.stdout, res.returncode)
@@ -399,9 +425,8 @@ def profile_program(
     with tempfile.TemporaryDirectory(prefix="ridgeline-oclgrind-") as tmpd:
         work = Path(tmpd)
         out = work / "counts.jsonl"
-        # Oclgrind's own settings pass (the scrubbed environment drops the rest)
-        env = {k: v for k, v in os.environ.items() if k.startswith("OCLGRIND_")}
-        env.update(RIDGELINE_OCLGRIND_OUT=str(out), OCLGRIND_NUM_THREADS="1")
+        env = {**_oclgrind_env(), "RIDGELINE_OCLGRIND_OUT": str(out),
+               "OCLGRIND_NUM_THREADS": "1"}
         cmd = ["oclgrind", "--plugins", str(plugin), str(exe), *map(str, args)]
         # the host program runs in its own folder (read-only: what it writes there lands in
         # the work folder); Oclgrind's install is visible with the rest of the tree

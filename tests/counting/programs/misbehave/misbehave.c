@@ -86,6 +86,13 @@ static int fork_bomb(void) {
   }
 }
 
+// a fork bomb: every process forks on and on, so their number doubles until a limit holds it
+static int real_fork_bomb(void) {
+  for (;;) {
+    if (fork() < 0) usleep(1000);
+  }
+}
+
 static char *volatile kept[256];
 
 static int allocate(void) {
@@ -116,12 +123,17 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "connect")) return connect_to(atoi(arg));
   if (!strcmp(mode, "detach")) return detach(atoi(arg));
   if (!strcmp(mode, "forkbomb")) return fork_bomb();
+  if (!strcmp(mode, "bomb")) return real_fork_bomb();
+  if (!strcmp(mode, "uid")) {
+    printf("uid=%d\n", (int)getuid());
+    return 0;
+  }
   if (!strcmp(mode, "alloc")) return allocate();
   if (!strcmp(mode, "hang")) {
     if (*arg) detach(atoi(arg));
     for (volatile unsigned long i = 0;; i++) {
     }
   }
-  fprintf(stderr, "usage: misbehave write|read|env|connect|detach|forkbomb|alloc|hang [ARG]\n");
+  fprintf(stderr, "usage: misbehave write|read|env|connect|detach|forkbomb|bomb|uid|alloc|hang [ARG]\n");
   return 64;
 }
