@@ -9,7 +9,8 @@ entries made with other settings out. Development programs run first, sealed one
 (:mod:`ridgeline.datasets.sealed`); the run prints no outcome of a sealed program.
 
 Run (resumable: programs already in --out are skipped; ``--rerun-cause C`` runs again the
-development programs whose latest record failed with cause C, after a general fix):
+development programs whose latest record failed with cause C, after a general fix;
+``--rerun-fragments`` those with rows named by a template-argument fragment):
   nice -n 10 python benchmarks/counting_defaults.py run --out runs/counting_defaults.jsonl
 Report (dev and sealed side by side, CUDA / OpenMP / both):
   python benchmarks/counting_defaults.py report --out runs/counting_defaults.jsonl \
@@ -37,6 +38,7 @@ from ridgeline.datasets.sealed import is_sealed
 from ridgeline.errors import RidgelineError
 from ridgeline.hardware import get_gpu
 from ridgeline.limits import COUNT_TIMEOUT_S
+from ridgeline.predictors.srcscan import TEMPLATE_FRAGMENT
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "external" / "gpuFLOPBench" / "src"
@@ -84,18 +86,41 @@ def read_results(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
 _FILE_ARG = re.compile(r"[/\\]|\.[A-Za-z][A-Za-z0-9]{0,4}$")
 
 
-def absent_inputs(program_dir: Path, args: str) -> list[str]:
-    """Arguments that name a file or folder the export lacks (absent, or left as a git-lfs
-    pointer): the program's input is not there."""
+def absent_inputs(program_dir: Path, args: str, detail: str) -> list[str]:
+    """Arguments of a failed run that name an input the export lacks: a path that is absent
+    or left as a git-lfs pointer, and either in a folder the export lacks or named in the
+    failure's text (an absent name the program writes, such as ``denoised.png``, is not an
+    input)."""
     out = []
     for a in args.split():
         if not _FILE_ARG.search(a) or a.startswith("-") or re.fullmatch(r"[\d.eE+-]+", a):
             continue
         p = program_dir / a
-        if not p.exists() or (p.is_file() and p.stat().st_size < 512
-                              and p.read_bytes().startswith(b"version https://git-lfs")):
+        lfs = p.is_file() and p.stat().st_size < 512 and \
+            p.read_bytes().startswith(b"version https://git-lfs")
+        if (lfs or not p.exists()) and (not p.parent.is_dir() or lfs or Path(a).name in detail):
             out.append(a)
     return out
+
+
+def miss_cause(program_dir: Path, args: str, cause: str, detail: str) -> tuple[str, str]:
+    """(cause, note) of a failed run: ``missing-input`` when its arguments name an input the
+    export lacks (:func:`absent_inputs`), else the run's own cause."""
+    gone = absent_inputs(program_dir, args, detail) if program_dir.is_dir() else []
+    if not gone:
+        return cause, ""
+    return "missing-input", f"arguments name files the export lacks: {' '.join(gone)}; "
+
+
+def recheck(results: dict[tuple[str, str], dict[str, Any]], src_root: Path
+            ) -> dict[tuple[str, str], dict[str, Any]]:
+    """*results* with each failure's cause taken again by :func:`miss_cause` (the rule as it
+    is now, on the run's own cause and error text)."""
+    for (src, args), r in results.items():
+        if r["outcome"] == "failed" and r.get("cause") != "missing-source":
+            own = r.get("run_cause") or r["cause"]
+            r["cause"] = miss_cause(src_root / src, args, own, r["error"]["detail"])[0]
+    return results
 
 
 def count_one(src: str, args: str, rows: pd.DataFrame, src_root: Path,
@@ -117,14 +142,11 @@ def count_one(src: str, args: str, rows: pd.DataFrame, src_root: Path,
     except (RidgelineError, _Miss) as e:
         cause = getattr(e, "cause", None) or type(e).__name__
         detail = str(getattr(e, "detail", "") or e)
-        rec.update(outcome="failed", cause=cause, error_line=first_error_line(detail))
-        gone = absent_inputs(program_dir, args) if program_dir.is_dir() else []
-        if gone:
-            rec.update(cause="missing-input", run_cause=cause,
-                       error_line=f"arguments name files the export lacks: {' '.join(gone)}; "
-                                  f"{rec['error_line']}")
+        why, note = miss_cause(program_dir, args, cause, detail)
+        rec.update(outcome="failed", cause=why, run_cause=cause,
+                   error_line=note + first_error_line(detail))
         # as the counted table's builder reads a failed run
-        rec["error"] = {"cause": rec["cause"], "detail": detail[:600]}
+        rec["error"] = {"cause": why, "detail": detail[:600]}
     rec["seconds"] = round(time.monotonic() - t0, 2)
     rec["rows"] = [_row_outcome(r, recs, record_for) for r in rows.to_dict("records")]
     rec["launches"] = recs
@@ -165,8 +187,12 @@ def run(a: argparse.Namespace) -> None:
     rows = shared_rows()
     done = read_results(out)
     todo = [k for k in jobs(rows) if k not in done]
-    if a.rerun_cause:
-        todo = [k for k, r in done.items() if not r["sealed"] and r.get("cause") == a.rerun_cause]
+    if a.rerun_cause or a.rerun_fragments:
+        frag = {(s, x) for s, x, k in zip(rows["source"], rows["exe_args"], rows["kernel"],
+                                          strict=True) if TEMPLATE_FRAGMENT.match(k)}
+        todo = [k for k, r in done.items() if not r["sealed"] and (
+            (a.rerun_cause and r.get("cause") == a.rerun_cause)
+            or (a.rerun_fragments and k in frag))]
         for f in (cache / "counts").glob("*.failed.json"):
             f.unlink()  # a cached failure would answer the rerun
     print(f"{len(todo)} programs to run ({len(done)} recorded); timeout {a.timeout:g} s",
@@ -196,6 +222,9 @@ def main() -> None:
                    help=f"time limit of a run (the default: {COUNT_TIMEOUT_S:g} s)")
     p.add_argument("--rerun-cause", help="run again the development programs whose latest "
                                          "record failed with this cause")
+    p.add_argument("--rerun-fragments", action="store_true",
+                   help="run again the development programs with rows named by a fragment "
+                        "of template arguments (after a change in how those are waited for)")
     p.add_argument("--summary", help="report: write the summary JSON here")
     p.add_argument("--dev-only", action="store_true",
                    help="report: development programs only (while developing)")
@@ -204,7 +233,7 @@ def main() -> None:
         run(a)
     else:
         from counting_defaults_report import report
-        report(a, shared_rows(), read_results(Path(a.out)))
+        report(a, shared_rows(), recheck(read_results(Path(a.out)), Path(a.src)))
 
 
 if __name__ == "__main__":
