@@ -10,7 +10,7 @@ entries made with other settings out. Development programs run first, sealed one
 
 Run (resumable: programs already in --out are skipped; ``--rerun-cause C`` runs again the
 development programs whose latest record failed with cause C, after a general fix;
-``--rerun-fragments`` those with rows named by a template-argument fragment):
+``--rerun-unwaited`` those whose run waits for no kernel name, after a change there):
   nice -n 10 python benchmarks/counting_defaults.py run --out runs/counting_defaults.jsonl
 Report (dev and sealed side by side, CUDA / OpenMP / both):
   python benchmarks/counting_defaults.py report --out runs/counting_defaults.jsonl \
@@ -38,7 +38,7 @@ from ridgeline.datasets.sealed import is_sealed
 from ridgeline.errors import RidgelineError
 from ridgeline.hardware import get_gpu
 from ridgeline.limits import COUNT_TIMEOUT_S
-from ridgeline.predictors.srcscan import TEMPLATE_FRAGMENT
+from ridgeline.predictors.count_wait import expected_kernels
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "external" / "gpuFLOPBench" / "src"
@@ -177,6 +177,12 @@ def _row_outcome(r: dict[str, Any], recs: list[dict[str, Any]], record_for: Any
     return out
 
 
+def _waits_for_none(program_dir: Path, rows: pd.DataFrame, key: tuple[str, str]) -> bool:
+    names = sorted({re.sub(r"^__omp_offloading_[0-9a-f]+_[0-9a-f]+_", "", k) for k in
+                    rows[(rows["source"] == key[0]) & (rows["exe_args"] == key[1])]["kernel"]})
+    return program_dir.is_dir() and not expected_kernels(program_dir, names)
+
+
 def run(a: argparse.Namespace) -> None:
     out, cache = Path(a.out), Path(a.cache)
     if not out.exists() and cache.exists() and not a.keep_cache:
@@ -187,12 +193,10 @@ def run(a: argparse.Namespace) -> None:
     rows = shared_rows()
     done = read_results(out)
     todo = [k for k in jobs(rows) if k not in done]
-    if a.rerun_cause or a.rerun_fragments:
-        frag = {(s, x) for s, x, k in zip(rows["source"], rows["exe_args"], rows["kernel"],
-                                          strict=True) if TEMPLATE_FRAGMENT.match(k)}
+    if a.rerun_cause or a.rerun_unwaited:
         todo = [k for k, r in done.items() if not r["sealed"] and (
             (a.rerun_cause and r.get("cause") == a.rerun_cause)
-            or (a.rerun_fragments and k in frag))]
+            or (a.rerun_unwaited and _waits_for_none(Path(a.src) / k[0], rows, k)))]
         for f in (cache / "counts").glob("*.failed.json"):
             f.unlink()  # a cached failure would answer the rerun
     print(f"{len(todo)} programs to run ({len(done)} recorded); timeout {a.timeout:g} s",
@@ -222,9 +226,9 @@ def main() -> None:
                    help=f"time limit of a run (the default: {COUNT_TIMEOUT_S:g} s)")
     p.add_argument("--rerun-cause", help="run again the development programs whose latest "
                                          "record failed with this cause")
-    p.add_argument("--rerun-fragments", action="store_true",
-                   help="run again the development programs with rows named by a fragment "
-                        "of template arguments (after a change in how those are waited for)")
+    p.add_argument("--rerun-unwaited", action="store_true",
+                   help="run again the development programs whose run waits for no kernel "
+                        "name (ridgeline.predictors.count_wait), after a change there")
     p.add_argument("--summary", help="report: write the summary JSON here")
     p.add_argument("--dev-only", action="store_true",
                    help="report: development programs only (while developing)")

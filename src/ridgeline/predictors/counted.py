@@ -32,6 +32,7 @@ from ridgeline.counting.records import upgrade_record
 from ridgeline.errors import LaunchError, RidgelineError
 from ridgeline.hardware import GPU, get_gpu
 from ridgeline.predictors.base import Dim3, parse_dim3
+from ridgeline.predictors.count_wait import expected_kernels
 from ridgeline.predictors.srcscan import OMP_LINE_SLACK, TEMPLATE_FRAGMENT, renamed_kernel
 from ridgeline.sources.build import ProgramBuild
 from ridgeline.sources.regionname import same_region
@@ -901,11 +902,9 @@ def run_program_counts(program_dir: Path, args: str, kernels: list[str],
     from ridgeline.counting import build_options, count_run
 
     wanted = sorted({_OMP_PREFIX.sub("", k) for k in kernels})
-    # a template-argument fragment (``int>``) is no name the runtime recognises: waited for,
-    # it kept the program running to its end and then again, every launch executed, to the
-    # time limit. Its rows are matched on launch sizes among every kernel launched, so the
-    # program runs to its end without waiting for names
-    expect = [] if any(TEMPLATE_FRAGMENT.match(k) for k in wanted) else wanted
+    # none when the runtime cannot recognise one of them (count_wait): the program then
+    # runs to its end once, not again to the time limit
+    expect = expected_kernels(program_dir, wanted)
     key = _folder_key(program_dir, args, "|".join(wanted), _gpu_keys(gpus),
                       extra=[build.cache_key() if build else None,
                              None if expect else "to-end"])
