@@ -192,7 +192,8 @@ def run(a: argparse.Namespace) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     rows = shared_rows()
     done = read_results(out)
-    todo = [k for k in jobs(rows) if k not in done]
+    todo = [k for k in jobs(rows) if k not in done and (
+        a.slice == "all" or is_sealed(k[0]) == (a.slice == "sealed"))]
     if a.rerun_cause or a.rerun_unwaited:
         todo = [k for k, r in done.items() if not r["sealed"] and (
             (a.rerun_cause and r.get("cause") == a.rerun_cause)
@@ -224,6 +225,8 @@ def main() -> None:
     p.add_argument("--keep-cache", action="store_true", help="do not empty --cache")
     p.add_argument("--timeout", type=float, default=COUNT_TIMEOUT_S,
                    help=f"time limit of a run (the default: {COUNT_TIMEOUT_S:g} s)")
+    p.add_argument("--slice", choices=["all", "development", "sealed"], default="all",
+                   help="run only these programs (all: development ones first)")
     p.add_argument("--rerun-cause", help="run again the development programs whose latest "
                                          "record failed with this cause")
     p.add_argument("--rerun-unwaited", action="store_true",
