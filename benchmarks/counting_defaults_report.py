@@ -68,6 +68,8 @@ def figures(df: pd.DataFrame, runs: pd.DataFrame) -> dict[str, Any]:
     pairs = df.groupby(["source", "kernel"])["status"].apply(lambda s: (s == "counted").any())
     pair_cause = df[df["status"] != "counted"].groupby(["source", "kernel"])["cause"].first()
     causes = Counter(pair_cause[~pairs.reindex(pair_cause.index).fillna(False)].tolist())
+    run_pairs = pairs[df.groupby(["source", "kernel"])["status"].apply(
+        lambda s: (s != "not-run").all())]
     c = df[df["status"] == "counted"]
     fp = c[c["flops_gt"] > 0]
     fl_ok = (fp["flops"] - fp["flops_gt"]).abs() <= 0.05 * fp["flops_gt"]
@@ -80,7 +82,8 @@ def figures(df: pd.DataFrame, runs: pd.DataFrame) -> dict[str, Any]:
     return {
         "programs": int(runs["source"].nunique()) if len(runs) else 0,
         "program_runs": len(runs), "pairs": len(pairs), "pairs_counted": int(pairs.sum()),
-        "pair_coverage": _share(pairs), "rows": len(df), "rows_counted": len(c),
+        "pair_coverage": _share(pairs), "pairs_run": len(run_pairs),
+        "pair_coverage_of_run": _share(run_pairs), "rows": len(df), "rows_counted": len(c),
         "row_coverage": _share(df["status"] == "counted"),
         "rows_with_fp_work": len(fp), "flops_within_5pct": _share(fl_ok),
         "rows_with_dram": len(dr), "dram_within_2x": _share(dr_ratio.between(0.5, 2.0)),
@@ -120,7 +123,8 @@ def report(a: argparse.Namespace, rows: pd.DataFrame,
 
 
 def _print(out: dict[str, Any]) -> None:
-    keys = ["programs", "pairs", "pair_coverage", "row_coverage", "flops_within_5pct",
+    keys = ["programs", "pairs", "pair_coverage", "pairs_run", "pair_coverage_of_run",
+            "row_coverage", "flops_within_5pct",
             "dram_within_2x", "int_within_2x", "seconds_median", "seconds_p95"]
     names = list(out["slices"])
     print("figure".ljust(20) + "".join(n.rjust(18) for n in names))
