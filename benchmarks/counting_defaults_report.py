@@ -83,6 +83,8 @@ def figures(df: pd.DataFrame, runs: pd.DataFrame) -> dict[str, Any]:
         "programs": int(runs["source"].nunique()) if len(runs) else 0,
         "program_runs": len(runs), "pairs": len(pairs), "pairs_counted": int(pairs.sum()),
         "pair_coverage": _share(pairs), "pairs_run": len(run_pairs),
+        "pair_coverage_of_exported": round(int(pairs.sum()) / max(
+            1, len(pairs) - causes.get("missing-source", 0)), 4),
         "pair_coverage_of_run": _share(run_pairs), "rows": len(df), "rows_counted": len(c),
         "row_coverage": _share(df["status"] == "counted"),
         "rows_with_fp_work": len(fp), "flops_within_5pct": _share(fl_ok),
