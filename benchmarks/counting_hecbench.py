@@ -1,8 +1,8 @@
 """Coverage, accuracy and cost of execution counting on HeCBench (kernel-performance.csv).
 
-Run phase (resumable; one JSON line per program in --out):
-  nice python benchmarks/counting_hecbench.py run --model omp \
-      --out benchmarks/results/counting_omp.jsonl
+The results files were made program by program with settings the defaults do not have
+(longer limits, definitions, reruns, hand-made inputs); their run phase is gone (see the
+history). Counting with the defaults a user gets: benchmarks/counting_defaults.py.
 Report phase (figures printed and written to --summary):
   python benchmarks/counting_hecbench.py report --model omp \
       --out benchmarks/results/counting_omp.jsonl [MORE.jsonl ...]
@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import random
 import re
 import time
 from collections import Counter
@@ -29,9 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ridgeline.counting import ProgramRunError, compiler_options, count_run
 from ridgeline.counting.omp import omp_device_int_ops
-from ridgeline.counting.program import compile_commands_defines, makefile_defines
 from ridgeline.datasets import load
 from ridgeline.hardware import Counts, get_gpu, get_rule
 from ridgeline.predictors.counted import (
@@ -57,160 +54,7 @@ def ground_truth(model: str, dataset: str = "hecbench") -> pd.DataFrame:
     return df[df["model_type"] == model]
 
 
-def _stored_runs() -> Iterator[dict]:
-    """Every program run in the results files (benchmarks/results/counting_*.jsonl), the files
-    in name order, so later runs come later."""
-    for f in sorted((ROOT / "benchmarks" / "results").glob("counting_*.jsonl")):
-        for line in f.read_text().splitlines():
-            if line.strip():
-                yield json.loads(line)
-
-
-def _recorded() -> set[tuple[str, str]]:
-    """(program, arguments) pairs some results file already has a record of."""
-    return {(r["source"], (r.get("args") or "").strip()) for r in _stored_runs()}
-
-
-def _earlier_defines() -> dict[tuple[str, str, str], list[str]]:
-    """(program, arguments, GPU build) -> the definitions its latest run in a results file
-    was built with, where that run gave them (``--compile-commands``): a rerun builds the
-    program as the run it replaces did. Without this, paper-A reruns for new counting code
-    had dropped the profiled CMake build's definitions (md's double precision, adv's
-    ``dfloat=float``) that an earlier run had counted with."""
-    return {(r["source"], (r.get("args") or "").strip(), r.get("build") or "nvcc"): r["defines"]
-            for r in _stored_runs() if r.get("defines") is not None}
-
-
-def run(args: argparse.Namespace) -> None:
-    gt = ground_truth(args.model, args.dataset)
-    if len(args.out) != 1:
-        raise SystemExit("run writes one results file: give one --out")
-    out = Path(args.out[0])
-    out.parent.mkdir(parents=True, exist_ok=True)
-    done = set()
-    if out.exists():
-        done = {json.loads(line)["source"] for line in out.read_text().splitlines() if line}
-    sources = sorted(gt["source"].unique())
-    if args.dataset != "hecbench" and not args.again:
-        # the set's own arguments: programs already run with them (in any results file) are
-        # not run again
-        seen = _recorded()
-        sources = [s for s in sources
-                   if (s, str(gt[gt["source"] == s]["exe_args"].iloc[0]).strip()) not in seen]
-    if args.sample:
-        sources = sorted(random.Random(args.seed).sample(sources, min(args.sample,
-                                                                        len(sources))))
-    if args.programs:
-        sources = [s for s in args.programs.split(",") if s in set(sources)]
-    todo = [s for s in sources if s not in done]
-    print(f"{len(todo)} programs to run ({len(done)} done)")
-    cc = Path(args.compile_commands) if args.compile_commands else None
-    if cc is not None and not cc.is_file():
-        raise SystemExit(f"--compile-commands: {cc} does not exist")
-    earlier = _earlier_defines() if cc is None else {}
-    for i, src in enumerate(todo):
-        rows = gt[gt["source"] == src]
-        exe_args = rows["exe_args"].iloc[0]
-        t0 = time.monotonic()
-        rec: dict = {"source": src, "args": exe_args}
-        # the build goes on failures too: a timeout of the clang build is not the default
-        # build's failure
-        if args.gpu_compiler != "nvcc":
-            rec["build"] = args.gpu_compiler
-        try:
-            if not (SRC / src).is_dir():
-                raise ProgramRunError(src, "not-found", "source folder is not in the export")
-            _unpack_inputs(SRC / src, exe_args)
-            # the definitions of the build that was profiled, where its export has them;
-            # else those an earlier run of this program, arguments and build was given
-            defines = (compile_commands_defines(cc, src) if cc is not None else
-                       earlier.get((src, str(exe_args or "").strip(), args.gpu_compiler)))
-            if args.define:
-                base = makefile_defines(SRC / src) if defines is None else defines
-                defines = base + [d for d in args.define if d not in base]
-            if defines is not None:
-                rec["defines"] = defines
-            launches = count_run(SRC / src, exe_args, launches=2, gpu=list(GPUS.values()),
-                                 idle_stop=args.idle_stop,
-                                 timeout=args.timeout, memory_gb=args.memory_gb,
-                                 kernel=None, expect=_expected(args.model, rows),
-                                 defines=defines, sample_skip=not args.all_blocks,
-                                 **compiler_options(args.gpu_compiler,
-                                                    args.keep_constant_math,
-                                                    args.unroll_threshold))
-            if args.unroll_threshold is not None:
-                rec["unroll_threshold"] = args.unroll_threshold
-            if args.all_blocks:
-                rec["all_blocks"] = True
-            rec["launches"] = [r.to_dict() for r in launches]
-            if getattr(launches, "stopped", None):
-                rec["stopped"] = launches.stopped
-        except ProgramRunError as e:
-            rec["error"] = {"cause": e.cause, "detail": e.detail[:600]}
-        rec["seconds"] = round(time.monotonic() - t0, 2)
-        with out.open("a") as f:
-            f.write(json.dumps(rec) + "\n")
-        status = rec.get("error", {}).get("cause", f"{len(rec.get('launches', []))} launches")
-        print(f"[{i + 1}/{len(todo)}] {src}: {status} ({rec['seconds']} s)", flush=True)
-
-
-def _unpack_inputs(program_dir: Path, exe_args: str) -> None:
-    """The documented step before building some programs ("unzip refdata.tar.gz before
-    building"): archives in the program's folder, its Makefile's -I folders and the folders
-    its arguments point into are unpacked there, for members that are absent or left as
-    git-lfs pointers (the export keeps large headers and inputs that way)."""
-    import tarfile
-
-    from ridgeline.counting.program import makefile_includes
-
-    dirs = [program_dir, *makefile_includes(program_dir)]
-    for a in str(exe_args or "").split():
-        if "/" in a:
-            # the nearest folder that exists: "../x-sycl/data/bm1" names a folder that
-            # x-sycl's data.tar.gz holds
-            top = program_dir.resolve().parent
-            d = (program_dir / a).resolve().parent
-            while not d.is_dir() and d != top and top in d.parents:
-                d = d.parent
-            if d.is_dir() and top in d.parents:
-                dirs.append(d)
-    for d in dict.fromkeys(p.resolve() for p in dirs):
-        for arc in [*d.glob("*.tar.gz"), *d.glob("*.tgz"), *d.glob("*.tar.bz2")]:
-            try:
-                with tarfile.open(arc) as tf:
-                    want = [m for m in tf.getmembers() if m.isfile() and _absent(d / m.name)]
-                    if want:
-                        tf.extractall(d, members=want, filter="data")
-            except (tarfile.TarError, OSError) as e:
-                print(f"{program_dir.name}: could not unpack {arc.name}: {e}")
-
-
-def _absent(path: Path) -> bool:
-    if not path.exists():
-        return True
-    if path.stat().st_size > 512:
-        return False
-    return path.read_bytes().startswith(b"version https://git-lfs")
-
-
 _OMP_PREFIX = re.compile(r"^__omp_offloading_[0-9a-f]+_[0-9a-f]+_")
-
-
-def _expected(model: str, rows: pd.DataFrame) -> list[str]:
-    """The profiled kernels as name fragments the runtime can recognise (it stops the
-    program once each has its launches counted); template-argument fragments are left out
-    (the program then runs until it ends, idles or times out). A kernel profiled k times
-    on one GPU (float and double instantiations, or template instantiations launched with
-    different sizes, as dwconv's kernel sizes) is listed k times: the runtime then waits
-    for k distinct kernels of that name."""
-    per = ["kernel", "device"] if "device" in rows else ["kernel"]
-    times = rows.groupby(per).size().groupby(level=0).max()
-    out = []
-    for k in sorted(set(rows["kernel"])):
-        name = _OMP_PREFIX.sub("", str(k)) if model == "omp" else str(k)
-        if re.fullmatch(r"[A-Za-z_]\w*", name):
-            out += [name] * int(times.get(k, 1))
-    return out
 _LINE = re.compile(r"^(.*)_l(\d+)$")
 
 
@@ -647,50 +491,13 @@ def kernel_code(args: argparse.Namespace) -> None:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("phase", choices=["run", "report", "kernel-code"],
-                   help="run programs, report against the measured rows, or add the "
+    p.add_argument("phase", choices=["report", "kernel-code"],
+                   help="report stored results against the measured rows, or add the "
                         "kernels' machine-code bytes to stored CUDA results that lack them")
     p.add_argument("--model", choices=["omp", "cuda"], required=True)
-    p.add_argument("--dataset", choices=["hecbench", "paper-a"], default="hecbench",
-                   help="rows whose programs and arguments are run (run phase; the report "
-                        "compares with hecbench's measured counts)")
     p.add_argument("--out", required=True, nargs="+",
-                   help="JSON lines, one per program (report: several files, later ones win "
+                   help="JSON lines, one per program (several files, later ones win "
                         "unless their run failed where an earlier one succeeded)")
-    p.add_argument("--timeout", type=float, default=120)
-    p.add_argument("--memory-gb", type=float, default=6)
-    p.add_argument("--sample", type=int, default=0, help="random sample of N programs")
-    p.add_argument("--idle-stop", type=float, default=15,
-                   help="stop a program this long after its last counted launch")
-    p.add_argument("--seed", type=int, default=4839)
-    p.add_argument("--programs", help="comma-separated program folders (instead of --sample)")
-    p.add_argument("--again", action="store_true",
-                   help="paper-a: run programs even when some results file has them already")
-    p.add_argument("--compile-commands", default=None,
-                   help="run: build each program with the -D definitions this "
-                        "compile_commands.json gives its sources (the profiled build: "
-                        "gpuFLOPBench's cuda-profiling/compile_commands.json), not the "
-                        "Makefile's; programs it lacks keep the Makefile's")
-    p.add_argument("--define", action="append", default=None, metavar="NAME[=VALUE]",
-                   help="run: add this preprocessor definition (repeatable) to those the "
-                        "build takes (Makefile, --compile-commands or an earlier run's), for a "
-                        "program whose profiled launch sizes show another build configuration "
-                        "(is-cuda's CLASS='S'); records keep them, so reruns do too")
-    p.add_argument("--all-blocks", action="store_true",
-                   help="run: execute every block of a sampled launch (those beyond the sample "
-                        "uncounted; count_run's sample_skip=False), for a program whose later "
-                        "launch sizes come from a sampled launch's results (marchingCubes' "
-                        "active blocks); slower; records say so")
-    p.add_argument("--keep-constant-math", action="store_true",
-                   help="run: count math calls on constants per call (count-run "
-                        "--keep-constant-math)")
-    p.add_argument("--gpu-compiler", choices=["nvcc", "clang"], default="nvcc",
-                   help="run: count as this compiler builds for the GPU (count-run "
-                        "--gpu-compiler); records of a clang build say so (\"build\") and "
-                        "stand for the paper-A rows, which the profiled clang builds measured")
-    p.add_argument("--unroll-threshold", type=int, metavar="N",
-                   help="run: the build's loop-unrolling threshold (count-run "
-                        "--unroll-threshold; records say so)")
     p.add_argument("--summary", help="write the summary JSON here")
     p.add_argument("--rows", help="write per-row comparison CSV here")
     p.add_argument("--misses", help="write the profiled (source, kernel) pairs not counted, "
@@ -702,7 +509,7 @@ def main() -> None:
                         "per launch, such as mixbench's iteration count, is its first launch), "
                         "or the mean of the counted launches")
     a = p.parse_args()
-    {"run": run, "report": report, "kernel-code": kernel_code}[a.phase](a)
+    {"report": report, "kernel-code": kernel_code}[a.phase](a)
 
 
 if __name__ == "__main__":

@@ -128,3 +128,32 @@ def test_declarator_patterns_read_a_long_word_once_with_the_same_matches() -> No
         m1, m2 = declarator.search(q), declscan._DECLARATOR.search(q)
         assert (m1 and (bool(m1.group(1)), m1.group(2), bool(m1.group(3)))) == (
             m2 and (bool(m2.group(1)), m2.group(2), bool(m2.group(3)))), q
+
+
+def test_one_counting_time_limit_is_the_default_of_every_command_and_function() -> None:
+    import argparse
+    import inspect
+
+    from ridgeline.cli._app import build_parser
+    from ridgeline.counting import count_run
+    from ridgeline.counting.base import RunOptions
+    from ridgeline.limits import COUNT_TIMEOUT_S
+    from ridgeline.predictors.batch_predict import predict_batch, predict_rows
+    from ridgeline.predictors.batch_stream import BatchRun
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    defaults = {
+        "count-run --timeout": sub.choices["count-run"].get_default("timeout"),
+        "predict --count-timeout": sub.choices["predict"].get_default("count_timeout"),
+        "predict-batch --count-timeout":
+            sub.choices["predict-batch"].get_default("count_timeout"),
+        "count_run": inspect.signature(count_run).parameters["timeout"].default,
+        "RunOptions": RunOptions().timeout,
+        "predict_batch": inspect.signature(predict_batch).parameters["count_timeout"].default,
+        "predict_rows": inspect.signature(predict_rows).parameters["count_timeout"].default,
+        "BatchRun": inspect.signature(BatchRun).parameters["count_timeout"].default,
+    }
+    assert defaults == dict.fromkeys(defaults, COUNT_TIMEOUT_S)
+    help_text = sub.choices["predict-batch"].format_help()
+    assert f"(default {COUNT_TIMEOUT_S:g})" in " ".join(help_text.split())

@@ -25,6 +25,7 @@ __all__ = [
     "MAX_EXPANDED_BYTES",
     "MAX_INCLUDE_SCAN",
     "MAX_MACRO_TOKENS",
+    "COUNT_TIMEOUT_S",
     "max_source_bytes",
     "parse_timeout",
     "check_source_size",
@@ -51,6 +52,11 @@ MAX_EVAL_EXPANSIONS = 5_000
 MAX_EXPANDED_BYTES = 16 * 1024 * 1024
 #: tokens one macro may expand to before the libclang front end refuses the file
 MAX_MACRO_TOKENS = 1_000_000
+#: wall-time limit of one counting run (the program's CPU run; its build has its own), the
+#: default of count-run --timeout and predict / predict-batch --count-timeout. Chosen from the
+#: development programs' counting times (benchmarks/counting_defaults.py): 120 s holds ~95% of
+#: them; a longer limit gains a few programs at up to that many more seconds each
+COUNT_TIMEOUT_S = 120.0
 #: program headers the include check of the libclang front end follows per parsed file
 MAX_INCLUDE_SCAN = 2_000
 

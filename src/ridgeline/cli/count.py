@@ -10,6 +10,7 @@ from typing import Any
 from ridgeline.cli._common import add_build_options, add_gpu_file, build_of, print_json, print_table
 from ridgeline.counting.base import WARM_BLOCKS
 from ridgeline.errors import UsageError
+from ridgeline.limits import COUNT_TIMEOUT_S
 from ridgeline.sources.regionname import region_short_name
 
 
@@ -37,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="GPU whose L2 models DRAM bytes (repeatable; default rtx3080)")
     p.add_argument("--backend", choices=["cuda", "omp", "opencl"],
                    help="force a backend (default: from the folder name or contents)")
-    p.add_argument("--timeout", type=float, default=300, help="seconds for the run")
+    p.add_argument("--timeout", type=float, default=COUNT_TIMEOUT_S, help="seconds for the run")
     p.add_argument("--memory-gb", type=float, default=8, help="address-space limit")
     p.add_argument("--sample-threshold", type=int, default=1 << 18, metavar="THREADS",
                    help="CUDA grids with more threads count their first and last blocks "

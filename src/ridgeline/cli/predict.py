@@ -19,6 +19,7 @@ from ridgeline.cli._common import (
     print_table,
 )
 from ridgeline.errors import InputFileError, UnknownNameError, UsageError
+from ridgeline.limits import COUNT_TIMEOUT_S
 
 SAMPLES: dict[str, tuple[str, str]] = {
     # name: (kernel, default arguments)
@@ -61,8 +62,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "modelled DRAM bytes (cached): auto falls back to the learned path when "
                    "counting fails, always makes it an error (default: never; the output then "
                    "says its counts are learned from source analysis)")
-    p.add_argument("--count-timeout", type=float, default=120.0, metavar="S",
-                   help="time limit of a counting run in seconds (default 120)")
+    p.add_argument("--count-timeout", type=float, default=COUNT_TIMEOUT_S, metavar="S",
+                   help=f"time limit of a counting run in seconds (default {COUNT_TIMEOUT_S:g})")
     p.add_argument("--measured", default=None, metavar="GPU=TIME",
                    help="the kernel's measured time on one cataloged GPU (A100=1.2ms, "
                    "a10=850us; ns when no unit): every time is then that measurement x the "
@@ -103,8 +104,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "counting failed in the shipped benchmark runs are not run again); cached "
                    "runs nothing; never uses no counts. The pred_origin column says which rows "
                    "used counts")
-    b.add_argument("--count-timeout", type=float, default=120.0, metavar="S",
-                   help="time limit of one program's counting run (default 120)")
+    b.add_argument("--count-timeout", type=float, default=COUNT_TIMEOUT_S, metavar="S",
+                   help=f"time limit of one program's counting run (default {COUNT_TIMEOUT_S:g})")
     b.add_argument("--chunk-rows", type=int, default=None, metavar="N",
                    help="rows predicted and written to OUT.csv.partial together, at least "
                    "(whole programs; default 256): a kill loses at most the chunk under way")

@@ -23,6 +23,7 @@ from ridgeline.counting.mathops import MATH_BUILDS
 from ridgeline.counting.program import run_build_flags
 from ridgeline.errors import UsageError
 from ridgeline.hardware import GPU, load_catalog
+from ridgeline.limits import COUNT_TIMEOUT_S
 from ridgeline.sources.build import ProgramBuild
 from ridgeline.sources.regionname import region_short_name
 
@@ -158,7 +159,7 @@ def build_options(build: ProgramBuild, program_dir: Path, strict: bool = True
 def count_run(program_dir: str | Path, args: str | list[str] | None = None,
               kernel: str | None = None, launches: int = 2,
               gpu: str | GPU | Sequence[str | GPU] | None = None,
-              timeout: float = 300.0, memory_gb: float = 8.0, backend: str | None = None,
+              timeout: float = COUNT_TIMEOUT_S, memory_gb: float = 8.0, backend: str | None = None,
               workdir: str | Path | None = None, skip_after: bool = True,
               sample_threshold: int = 1 << 18, sample_blocks: int = 8,
               sample_skip: bool = True, launch_budget: float = 5.0,

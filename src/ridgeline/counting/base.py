@@ -10,6 +10,7 @@ from typing import Any
 from ridgeline._registry import Registry
 from ridgeline.errors import ExecutionError
 from ridgeline.hardware import GPU
+from ridgeline.limits import COUNT_TIMEOUT_S
 
 __all__ = ["LaunchCount", "CountedLaunches", "ProgramRunError", "Backend", "BACKENDS",
            "RunOptions", "WARM_BLOCKS"]
@@ -134,7 +135,7 @@ class RunOptions:
     launches: int = 2
     #: GPUs whose L2 models the DRAM bytes: catalog names, or entries of a user's GPU file
     gpus: list[str | GPU] = field(default_factory=list)
-    timeout: float = 300.0
+    timeout: float = COUNT_TIMEOUT_S
     memory_gb: float = 8.0
     build_timeout: float = 300.0
     skip_after: bool = True

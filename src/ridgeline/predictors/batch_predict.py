@@ -30,6 +30,7 @@ from ridgeline.counting import shipped_gpu
 from ridgeline.datasets import read_strict_csv, require_columns
 from ridgeline.errors import RidgelineError, UnknownNameError
 from ridgeline.hardware import Counts, get_rule, load_catalog, time_lower_bound
+from ridgeline.limits import COUNT_TIMEOUT_S
 from ridgeline.predictors.batch import analyze_rows
 from ridgeline.predictors.batch_anchor import anchor_columns, anchor_rows
 from ridgeline.predictors.batch_rows import row_problems
@@ -94,7 +95,7 @@ def output_columns(columns: list[str], predictor: str) -> list[str]:
 def predict_batch(rows_csv: Path, sources: Path, predictor: str = "learned",
                   jobs: int | None = None, gpu_file: str | None = None,
                   progress: bool = True, count: str = "auto",
-                  count_timeout: float = 120.0,
+                  count_timeout: float = COUNT_TIMEOUT_S,
                   build: ProgramBuild | None = None) -> pd.DataFrame:
     """Predict every row of *rows_csv* (read by :func:`ridgeline.datasets.read_strict_csv`:
     a file whose rows do not all have the header's fields is refused). *count*: ``auto``
@@ -111,7 +112,7 @@ def predict_batch(rows_csv: Path, sources: Path, predictor: str = "learned",
 
 def predict_rows(df: pd.DataFrame, sources: Path, catalog: Any, predictor: str = "learned",
                  jobs: int | None = None, progress: bool = True, count: str = "auto",
-                 count_timeout: float = 120.0, lines: list[int] | None = None,
+                 count_timeout: float = COUNT_TIMEOUT_S, lines: list[int] | None = None,
                  where: str = "", build: ProgramBuild | None = None) -> pd.DataFrame:
     """The output rows of the batch rows *df* (text columns); *lines* (each row's line in
     the file *where*) are named in the error texts."""

@@ -32,6 +32,7 @@ from ridgeline import __version__
 from ridgeline.datasets import read_strict_csv, require_columns
 from ridgeline.errors import InputFileError, RidgelineError, UsageError
 from ridgeline.hardware import load_catalog
+from ridgeline.limits import COUNT_TIMEOUT_S
 from ridgeline.predictors.batch_predict import (
     REQUIRED,
     check_settings,
@@ -64,7 +65,7 @@ class BatchRun:
     jobs: int | None = None
     gpu_file: str | None = None
     count: str = "auto"
-    count_timeout: float = 120.0
+    count_timeout: float = COUNT_TIMEOUT_S
     progress: bool = True
     chunk_rows: int = CHUNK_ROWS
     #: the user's -D/-I/compile_commands.json (None: each program's makefiles alone)

@@ -32,6 +32,7 @@ from ridgeline.counting.records import upgrade_record
 from ridgeline.errors import LaunchError, RidgelineError
 from ridgeline.hardware import GPU, get_gpu
 from ridgeline.predictors.base import Dim3, parse_dim3
+from ridgeline.predictors.count_wait import expected_kernels
 from ridgeline.predictors.srcscan import OMP_LINE_SLACK, TEMPLATE_FRAGMENT, renamed_kernel
 from ridgeline.sources.build import ProgramBuild
 from ridgeline.sources.regionname import same_region
@@ -901,8 +902,12 @@ def run_program_counts(program_dir: Path, args: str, kernels: list[str],
     from ridgeline.counting import build_options, count_run
 
     wanted = sorted({_OMP_PREFIX.sub("", k) for k in kernels})
+    # none when the runtime cannot recognise one of them (count_wait): the program then
+    # runs to its end once, not again to the time limit
+    expect = expected_kernels(program_dir, wanted)
     key = _folder_key(program_dir, args, "|".join(wanted), _gpu_keys(gpus),
-                      extra=[build.cache_key() if build else None])
+                      extra=[build.cache_key() if build else None,
+                             None if expect else "to-end"])
     path = _cache_dir() / f"prog-{key}.json"
     cached = _cache_read(path)
     if cached is not None:
@@ -919,7 +924,7 @@ def run_program_counts(program_dir: Path, args: str, kernels: list[str],
                               f"{prior['detail']} (cached failure; delete {fail} to retry)")
     try:
         res = count_run(program_dir, args, kernel=None, launches=1, gpu=list(gpus),
-                        timeout=timeout, expect=wanted,
+                        timeout=timeout, expect=expect,
                         **(build_options(build, program_dir, strict=False) if build else {}))
     except ProgramRunError as e:
         write_text_atomic(fail, json.dumps({"cause": e.cause, "detail": e.detail[:500],
