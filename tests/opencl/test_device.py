@@ -58,7 +58,9 @@ def test_burst_timing_measures_each_launch_not_the_queue_wait() -> None:
                         burst=True)
     assert len(burst.times_ns) == 5 and min(burst.times_ns) > 0
     assert burst.times_ns[-1] < 3 * burst.times_ns[0]  # not the accumulated queue time
-    assert each.median_ns / 4 < burst.median_ns < 4 * each.median_ns
+    # the lower bound against the fastest waited-for launch: the waits' median grows with
+    # whatever else runs on the machine, a launch's own time does not
+    assert min(each.times_ns) / 4 < burst.median_ns < 4 * each.median_ns
     assert burst.deterministic and burst.output_digest == each.output_digest
 
 
