@@ -71,11 +71,22 @@ from ridgeline._sandbox_fallback import (
 from ridgeline.errors import MissingDependencyError, UsageError
 
 __all__ = ["Limits", "Outcome", "run", "isolation", "bwrap_problem", "scrubbed_env", "MODES",
-           "ENV_VAR"]
+           "ENV_VAR", "flag_dirs"]
 
 log = logging.getLogger(__name__)
 
 ENV_VAR = "RIDGELINE_SANDBOX"
+
+
+def flag_dirs(flags: Sequence[str]) -> list[Path]:
+    """Folders that compiler flags name, to mount readable (``-IDIR``, ``-I DIR``,
+    ``-idirafter DIR``, ``-include FILE``: absolute paths that exist; a file gives its folder)."""
+    out = []
+    for f in flags:
+        p = Path(f[2:] if f.startswith(("-I", "-L")) and len(f) > 2 else f)
+        if p.is_absolute() and p.exists():
+            out.append(p if p.is_dir() else p.parent)
+    return out
 MODES = ("auto", "bwrap", "none")
 INSTALL = "apt-get install bubblewrap (or: bash scripts/setup.d/55-sandbox.sh)"
 

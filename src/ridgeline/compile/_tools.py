@@ -16,7 +16,7 @@ from ridgeline import sandbox
 from ridgeline.errors import MissingDependencyError
 from ridgeline.sandbox import Limits
 
-__all__ = ["find_tool", "run_tool", "flag_dirs"]
+__all__ = ["find_tool", "run_tool"]
 
 #: output kept per stream of a CUDA tool: all of it (a 13,000-instruction kernel lists 2 MB)
 _LISTING_BYTES = 256 << 20
@@ -56,16 +56,6 @@ def _toolkit_dirs(tool: str) -> list[Path]:
     homes = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")]
     return [root, *(Path(h) for h in homes if h and Path(h).is_dir())]
 
-
-def flag_dirs(flags: Sequence[str]) -> list[Path]:
-    """Folders that compiler flags name (``-IDIR``, ``-I DIR``, ``-isystem DIR``, ``-include
-    FILE``: absolute paths that exist)."""
-    out = []
-    for f in flags:
-        p = Path(f[2:] if f.startswith(("-I", "-L")) and len(f) > 2 else f)
-        if p.is_absolute() and p.exists():
-            out.append(p if p.is_dir() else p.parent)
-    return out
 
 
 def run_tool(cmd: Sequence[str], *, cwd: Path, seconds: float, readable: Sequence[Path] = (),

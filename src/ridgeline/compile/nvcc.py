@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from ridgeline._atomic import write_text_atomic
-from ridgeline.compile._tools import find_tool, flag_dirs, run_tool
+from ridgeline.compile._tools import find_tool, run_tool
 from ridgeline.errors import CompileError, UsageError
+from ridgeline.sandbox import flag_dirs
 
 log = logging.getLogger(__name__)
 

@@ -30,7 +30,7 @@ from ridgeline.counting.instrument import (
 from ridgeline.counting.mathops import DEFAULT_ARCH
 from ridgeline.counting.ompshared import scope_team_variables
 from ridgeline.errors import CompileError, MissingDependencyError
-from ridgeline.sandbox import Limits
+from ridgeline.sandbox import Limits, flag_dirs
 
 __all__ = ["Toolchain", "find_toolchain", "BuildSpec", "build_instrumented", "runtime_dir",
            "CODEGEN_PASSES", "NVPTX_TRIPLE"]
@@ -158,19 +158,10 @@ class _Box:
     readable: tuple[Path, ...]
 
 
-def _flag_paths(flags: list[str]) -> list[Path]:
-    """Folders the extra flags name (``-idirafter DIR``, ``-IDIR``, ``-include FILE``)."""
-    out = []
-    for f in flags:
-        p = Path(f[2:] if f.startswith(("-I", "-L")) and len(f) > 2 else f)
-        if p.is_absolute() and p.exists():
-            out.append(p if p.is_dir() else p.parent)
-    return out
-
 
 def _box(spec: BuildSpec, workdir: Path) -> _Box:
     dirs = {runtime_dir(), *(s.parent for s in spec.sources), *spec.include_dirs,
-            *(Path(p) for p in spec.extra_includes), *_flag_paths(spec.extra_flags)}
+            *(Path(p) for p in spec.extra_includes), *flag_dirs(spec.extra_flags)}
     return _Box(workdir, tuple(sorted(dirs)))
 
 
