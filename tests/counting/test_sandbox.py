@@ -341,3 +341,15 @@ def test_count_run_ends_a_hanging_program_and_its_children_at_the_limit(
     assert _alive(marker) == []
     log.info("count_run with a 4 s limit took %.1f s (build included)", took)
     assert took < 4 + 60  # the build's share varies with the machine's load
+
+
+def test_flag_dirs_are_the_existing_absolute_folders_the_flags_name(tmp_path: Path) -> None:
+    from ridgeline.sandbox import flag_dirs
+
+    header = tmp_path / "inc" / "h.h"
+    header.parent.mkdir()
+    header.write_text("")
+    flags = [f"-I{tmp_path}", "-idirafter", str(header.parent), "-include", str(header),
+             "-Irelative", f"-L{tmp_path / 'absent'}", "-O2"]
+    assert flag_dirs(flags) == [tmp_path, header.parent, header.parent]
+    assert flag_dirs([]) == []
