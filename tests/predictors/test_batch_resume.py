@@ -68,6 +68,19 @@ def _rows_in(partial: Path) -> list[str]:
 
 
 @pytest.mark.slow
+
+def _interrupt_in_chunk(monkeypatch: pytest.MonkeyPatch, n: int) -> None:
+    """The batch stops with Ctrl-C as it starts its *n*-th chunk (the earlier ones written)."""
+    real, calls = batch_stream.predict_rows, []
+
+    def interrupted(*a: Any, **kw: Any) -> Any:
+        calls.append(1)
+        if len(calls) == n:
+            raise KeyboardInterrupt
+        return real(*a, **kw)
+
+    monkeypatch.setattr(batch_stream, "predict_rows", interrupted)
+
 def test_kill_9_at_random_points_then_rerun_equals_an_uninterrupted_run(
         tmp_path: Path) -> None:
     src, rows = _table(tmp_path)
@@ -121,15 +134,7 @@ def test_a_damaged_or_stale_partial_output_is_predicted_again(
     full = ref.read_bytes()
     args += ["--out", str(out)]
     # a run interrupted in its third chunk (one program each) keeps the first two
-    real, calls = batch_stream.predict_rows, []
-
-    def interrupted(*a: Any, **kw: Any) -> Any:
-        calls.append(1)
-        if len(calls) == 3:
-            raise KeyboardInterrupt
-        return real(*a, **kw)
-
-    monkeypatch.setattr(batch_stream, "predict_rows", interrupted)
+    _interrupt_in_chunk(monkeypatch, 3)
     assert main(args) == 130
     assert "the same command continues from there" in capsys.readouterr().err
     monkeypatch.undo()
@@ -172,15 +177,7 @@ def test_a_program_changed_since_the_kill_is_predicted_again(
     partial = partial_path(out)
     args = ["predict-batch", str(rows), "--sources", str(src), "--count", "never", "--jobs",
             "1", "--chunk-rows", "1", "--out", str(out)]
-    real, calls = batch_stream.predict_rows, []
-
-    def interrupted(*a: Any, **kw: Any) -> Any:
-        calls.append(1)
-        if len(calls) == 3:
-            raise KeyboardInterrupt
-        return real(*a, **kw)
-
-    monkeypatch.setattr(batch_stream, "predict_rows", interrupted)
+    _interrupt_in_chunk(monkeypatch, 3)
     assert main(args) == 130
     monkeypatch.undo()
     recs = list(csv.reader(io.StringIO(partial.read_text(), newline="")))[1:]
