@@ -6,16 +6,11 @@ the table ``ridgeline.counting.mathops`` counts library math calls with.
 
 The functions are those of ``src/ridgeline/data/math/functions.csv``. For each architecture
 and build (``default``: nvcc's defaults; ``fast``: ``-use_fast_math``) one ``.cu`` file with
-one kernel per function (``o[i] = f(a[i], ...)``) is compiled in one nvcc call; in each
-kernel, the FADD/FMUL (1) and FFMA (2) instructions (with their ``32I`` immediate forms), and
-their DADD/DMUL/DFMA double twins, are summed from the kernel's start to its first
-unpredicated EXIT (the fast path; slow paths sit after it), leaving out predicated
-instructions (fix-ups for denormal or huge inputs, off for ordinary ones). A subroutine the
-fast path calls unconditionally (no conditional branch jumps over the call: double ``pow``'s
-logarithm and exponential) is summed the same way from its entry to its first RET. A loop is
-counted once (``fmod``, ``jn``). The double instructions of a single-precision function are
-left out: they belong to the inline argument reduction for huge arguments (trigonometric and
-Bessel functions, ``|x| >= 105615`` for ``sinf``), which the fast path branches over.
+one kernel per function (``o[i] = f(a[i], ...)``) is compiled in one nvcc call, and the
+FLOPs of each kernel's fast path are summed (``ridgeline.compile.fastpath``). The double
+instructions of a single-precision function are left out: they belong to the inline argument
+reduction for huge arguments (trigonometric and Bessel functions, ``|x| >= 105615`` for
+``sinf``), which the fast path branches over.
 Needs nvcc and cuobjdump (PATH, the CUDA folder or PyPI nvidia-cuda-cuobjdump). Prints how
 many documented functions each arch/build covers. sm_100 is not shipped: its double ``pow``
 reaches the call to its logarithm and exponential behind a conditional branch, which this
@@ -26,28 +21,17 @@ from __future__ import annotations
 
 import argparse
 import csv
-import re
-import subprocess
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from ridgeline.compile._tools import find_tool
+from ridgeline.compile.fastpath import fast_path_flops, sass_of
 from ridgeline.counting.mathops import documented_functions
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "src" / "ridgeline" / "data" / "math" / "flops.csv"
 ARCHS = ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90"]
 BUILDS = {"default": [], "fast": ["-use_fast_math"]}
-#: SASS opcode -> (precision, counted FLOPs)
-WEIGHTS = {"FADD": ("sp", 1), "FMUL": ("sp", 1), "FFMA": ("sp", 2), "FADD32I": ("sp", 1),
-           "FMUL32I": ("sp", 1), "FFMA32I": ("sp", 2), "DADD": ("dp", 1), "DMUL": ("dp", 1),
-           "DFMA": ("dp", 2)}
-#: address, guard predicate, opcode, branch/call target (after an optional predicate operand)
-_INSN = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)(?:\.[\w.]+)?\s*"
-                   r"(?:!?U?P\w+,\s*)?(0x[0-9a-f]+)?")
-
 #: a kernel's body by the function's signature (functions.csv): ``{f}`` is the function,
 #: ``{T}`` the floating-point type; two outputs go to o[2i] and o[2i+1]
 _BODY = {
@@ -79,54 +63,10 @@ def source() -> str:
     return "\n".join(kernel(*f) for f in documented_functions()) + "\n"
 
 
-def _count(insns: list[tuple[int, str, str, str]], start: int,
-           stop: str) -> tuple[dict[str, int], int]:
-    """({precision: FLOPs}, predicated FLOPs) from address *start* to the first unpredicated
-    *stop* (EXIT or RET), with the subroutines called unconditionally on the way."""
-    main = {"sp": 0, "dp": 0}
-    pred = 0
-    skipped_to = -1  # a conditional branch ahead jumps to here: what lies before may not run
-    for addr, guard, op, target in insns:
-        if addr < start:
-            continue
-        if op == stop and not guard:
-            break
-        if op == "BRA" and guard and target:
-            skipped_to = max(skipped_to, int(target, 16))
-        if op == "CALL" and not guard and target and stop == "EXIT" and addr >= skipped_to:
-            m, p = _count(insns, int(target, 16), "RET")
-            main = {k: main[k] + m[k] for k in main}
-            pred += p
-        prec, w = WEIGHTS.get(op, ("sp", 0))
-        if guard:
-            pred += w
-        else:
-            main[prec] += w
-    return main, pred
-
-
-def fast_path_flops(sass: str) -> dict[str, tuple[dict[str, int], int]]:
-    """{function: ({precision: FLOPs to the first EXIT}, predicated FLOPs left out)}."""
-    res = {}
-    for part in re.split(r"\n\s*Function : ", sass)[1:]:
-        m = re.match(r"k_(\w+)", part)
-        if not m:
-            continue
-        insns = [(int(i.group(1), 16), i.group(2) or "", i.group(3), i.group(4) or "")
-                 for i in map(_INSN.search, part.split("\n")) if i]
-        res[m.group(1)] = _count(insns, 0, "EXIT")
-    return res
-
-
 def measure(arch: str, build: str) -> dict[str, tuple[dict[str, int], int]]:
-    with tempfile.TemporaryDirectory() as tmp:
-        src, cubin = Path(tmp) / "m.cu", Path(tmp) / "m.cubin"
-        src.write_text(source())
-        subprocess.run([find_tool("nvcc"), f"-arch={arch}", *BUILDS[build], "-cubin",
-                        "-o", str(cubin), str(src)], check=True)
-        sass = subprocess.run([find_tool("cuobjdump"), "-sass", str(cubin)], check=True,
-                              capture_output=True, text=True).stdout
-    return fast_path_flops(sass)
+    """{function: ({precision: FLOPs}, predicated FLOPs)} of every documented function."""
+    res = fast_path_flops(sass_of(source(), arch, BUILDS[build]))
+    return {name.removeprefix("k_"): v for name, v in res.items() if name.startswith("k_")}
 
 
 def main() -> None:
