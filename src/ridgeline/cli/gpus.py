@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ridgeline.cli._common import add_gpu_file, print_json, print_table
+from ridgeline.hardware import ACHIEVABLE_KINDS as KINDS
 from ridgeline.hardware import GPU, get_rule, load_catalog
 
 
@@ -12,7 +13,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "gpus",
         help="list the GPU catalog",
-        description="List the GPUs ridgeline knows, with peaks, bandwidth and ridge points.",
+        description="List the GPUs ridgeline knows: theoretical and achievable (measured) peaks, "
+        "bandwidth, L2 and ridge points; --json gives every achievable figure with its source.",
         epilog="examples:\n  ridgeline gpus\n  ridgeline gpus --json\n"
         "  ridgeline gpus --gpu-file my-gpus.toml",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -32,18 +34,19 @@ def run(args: argparse.Namespace) -> int:
     for g in cat:
         r = rule.ridges(g)
         rows.append([
-            g.name, g.architecture, g.sm_count, g.peak_fp32_tflops, g.peak_fp64_tflops,
-            g.peak_fp16_tflops, g.peak_int32_tops, g.dram_bandwidth_gbps,
-            _achv(g, "dram_bandwidth"), f"{_achv(g, 'fp32')}/{_achv(g, 'fp64')}", g.l2_mb,
-            f"{r['sp']:.3g}/{r['dp']:.3g}/{r['int']:.3g}",
+            g.name, g.architecture, g.sm_count, _pair(g, "fp32"), _pair(g, "fp64"),
+            g.peak_fp16_tflops, _pair(g, "int32"), _pair(g, "dram_bandwidth"), g.l2_mb,
+            _achv(g, "l2_bandwidth"), f"{r['sp']:.3g}/{r['dp']:.3g}/{r['int']:.3g}",
         ])
     print_table(
-        ["name", "arch", "SMs", "FP32 TF", "FP64 TF", "FP16 TF", "INT32 TOPS", "GB/s",
-         "achv GB/s", "achv FP32/FP64 TF", "L2 MiB", "paper-a ridges SP/DP/INT"],
+        ["name", "arch", "SMs", "FP32 TF", "FP64 TF", "FP16 TF", "INT32 TOPS", "DRAM GB/s",
+         "L2 MiB", "L2 GB/s", "paper-a ridges SP/DP/INT"],
         rows,
     )
-    print("achv: achievable (measured) figures, sources in --json; ~ estimated as theoretical x "
-          "the median measured share of the GPUs with a figure; - no public figure")
+    print("theoretical / achievable (measured by public micro-benchmarks; sources in --json); "
+          "~ derived: theoretical x the median measured share of the same architecture's "
+          "(else vendor's) cataloged GPUs; L2 GB/s achievable only; INT32 achievable is a "
+          "32-bit multiply-add rate")
     return 0
 
 
@@ -51,4 +54,10 @@ def _achv(g: GPU, kind: str) -> str:
     r = g.achievable(kind)
     if r.value is None:
         return "-"
-    return ("~" if r.estimated else "") + f"{r.value:.4g}"
+    v = f"{r.value:.4g}" if r.value < 1e4 else f"{r.value:.0f}"
+    return ("~" if r.estimated else "") + v
+
+
+def _pair(g: GPU, kind: str) -> str:
+    theo = KINDS[kind][1]
+    return f"{getattr(g, theo):.4g} / {_achv(g, kind)}" if theo else _achv(g, kind)

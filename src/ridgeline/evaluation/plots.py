@@ -7,9 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from ridgeline.hardware import get_gpu
+from ridgeline.hardware import GPU, get_gpu
 
-__all__ = ["roofline_chart", "time_scatter", "confusion_plot"]
+__all__ = ["roofline_chart", "roofline_axes", "achievable_roofs", "time_scatter",
+           "confusion_plot"]
 
 
 def _plt() -> Any:
@@ -21,19 +22,29 @@ def _plt() -> Any:
     return plt
 
 
-def roofline_chart(path: Path, gpu: str, measured: dict[str, np.ndarray],
+def roofline_chart(path: Path, gpu: str | GPU, measured: dict[str, np.ndarray],
                    predicted: dict[str, np.ndarray]) -> Path:
     """FP FLOP/s against FLOP per DRAM byte, measured and predicted, under the GPU's roofs.
 
     *measured*/*predicted* hold ``flops`` (all precisions), ``bytes`` and ``time_ns`` arrays."""
     plt = _plt()
-    g = get_gpu(gpu)
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    roofline_axes(ax, get_gpu(gpu), measured, predicted)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def roofline_axes(ax: Any, g: GPU, measured: dict[str, np.ndarray],
+                  predicted: dict[str, np.ndarray]) -> None:
+    """Draw :func:`roofline_chart`'s content on *ax*: the theoretical SP and DP roofs solid,
+    the achievable ones dashed, measured and predicted points."""
     xs = np.logspace(-3, 4, 200)
-    for prec, style in (("sp", "-"), ("dp", "--")):
-        ax.plot(xs, np.minimum(g.peak(prec), xs * g.bandwidth), "k" + style, lw=1,
+    for prec, color in _ROOF_COLORS.items():
+        ax.plot(xs, np.minimum(g.peak(prec), xs * g.bandwidth), "-", color=color, lw=1,
                 label=f"{prec.upper()} roof")
-    _achievable_roof(ax, xs, g)
+    achievable_roofs(ax, xs, g)
     for d, mk, lab in ((measured, "o", "measured"), (predicted, "x", "predicted")):
         f, b, t = (np.asarray(d[k], float) for k in ("flops", "bytes", "time_ns"))
         ok = (f > 0) & (b > 0) & (t > 0)
@@ -45,22 +56,29 @@ def roofline_chart(path: Path, gpu: str, measured: dict[str, np.ndarray],
     ax.set_ylabel("FLOP/s")
     ax.set_title(f"Roofline: {g.name}")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
 
 
-def _achievable_roof(ax: Any, xs: np.ndarray, g: Any) -> None:
-    """The achievable SP roof, dashed beside the theoretical ones: achievable DRAM bandwidth
-    and FP32 (the theoretical FP32 where the GPU has no achievable figure)."""
-    bw, sp = g.achievable("dram_bandwidth"), g.achievable("fp32")
-    if bw.value is None and sp.value is None:
-        return
-    peak = sp.value * 1e12 if sp.value is not None else g.peak("sp")
-    est = " (estimated)" if bw.estimated or sp.estimated else ""
-    ax.plot(xs, np.minimum(peak, xs * (bw.value or g.dram_bandwidth_gbps) * 1e9), "--",
-            color="tab:red", lw=1, label=f"achievable SP roof{est}")
+#: roof colour per precision: the theoretical roof solid, the achievable one dashed
+_ROOF_COLORS = {"sp": "black", "dp": "tab:blue"}
+_ROOF_KIND = {"sp": "fp32", "dp": "fp64"}
+
+
+def achievable_roofs(ax: Any, xs: np.ndarray, g: Any) -> list[Any]:
+    """The achievable SP and DP roofs, dashed beside the theoretical ones: the achievable
+    DRAM bandwidth slope under each precision's achievable peak (measured, else derived;
+    the label says "derived" where either is). Returns the lines drawn."""
+    bw = g.achievable("dram_bandwidth")
+    lines = []
+    for prec, color in _ROOF_COLORS.items():
+        peak = g.achievable(_ROOF_KIND[prec])
+        if bw.rate is None and peak.rate is None:
+            continue
+        slope = bw.rate if bw.rate is not None else g.bandwidth
+        top = peak.rate if peak.rate is not None else g.peak(prec)
+        how = " (derived)" if bw.estimated or peak.estimated else ""
+        lines += ax.plot(xs, np.minimum(top, xs * slope), "--", color=color, lw=1,
+                         label=f"achievable {prec.upper()} roof{how}")
+    return lines
 
 
 def time_scatter(path: Path, measured_ns: np.ndarray, predicted_ns: np.ndarray,

@@ -1,5 +1,7 @@
 """GPU catalog, roofline math and label rules."""
 
+from ridgeline.hardware.achievable import KINDS as ACHIEVABLE_KINDS
+from ridgeline.hardware.achievable import Roof
 from ridgeline.hardware.catalog import GPU, PRECISIONS, Catalog, get_gpu, load_catalog
 from ridgeline.hardware.roofline import (
     Counts,
@@ -19,6 +21,8 @@ from ridgeline.hardware.rules import (
 )
 
 __all__ = [
+    "ACHIEVABLE_KINDS",
+    "Roof",
     "GPU",
     "PRECISIONS",
     "Catalog",

@@ -14,7 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from ridgeline.errors import InputFileError, SchemaError, UnknownNameError
-from ridgeline.hardware.achievable import KINDS, Roof, parse_achievable, roof, share_rule
+from ridgeline.hardware.achievable import (
+    ALIASES,
+    KINDS,
+    Measured,
+    Roof,
+    parse_achievable,
+    roof,
+    share_groups,
+)
 
 __all__ = ["GPU", "Catalog", "load_catalog", "get_gpu", "PRECISIONS"]
 
@@ -90,20 +98,22 @@ class GPU:
     #: L2) for the same HeCBench kernels, small and large, reading and writing (see the
     #: catalog file)
     dram_bytes_scale: float = 1.0
-    #: measured achievable figures {kind: (value, source)} (see hardware/achievable.py)
-    achievable_measured: Mapping[str, tuple[float, str]] = field(
+    #: measured achievable figures {kind: (value, source, note)} (hardware/achievable.py)
+    achievable_measured: Mapping[str, Measured] = field(
         default_factory=dict, compare=False, hash=False)
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def achievable(self, kind: str) -> Roof:
-        """The achievable figure of *kind* (``dram_bandwidth``, ``fp32``, ``fp64``,
-        ``int32``, ``l2_bandwidth``): measured, estimated or none (see its source)."""
+        """The achievable figure of *kind*: ``dram_bandwidth``, ``fp32``, ``fp64``,
+        ``int32`` or ``l2_bandwidth`` (or ``sp``, ``dp``, ``int``, ``l2``, ``dram``):
+        measured, with its source, else derived by the rule of hardware/achievable.py
+        (``estimated``); ``.rate`` gives it per second in bytes, FLOP or operations. The
+        one accessor timing code reads achievable peaks through."""
+        kind = ALIASES.get(kind, kind)
         if kind not in KINDS:
-            raise UnknownNameError("achievable kind", kind, KINDS)
-        theo = KINDS[kind][1]
-        share, n = _shares().get(kind, (None, 0))
-        return roof(kind, self.achievable_measured,
-                    float(getattr(self, theo)) if theo else None, share, n)
+            raise UnknownNameError("achievable kind", kind, [*KINDS, *ALIASES])
+        return roof(kind, self.achievable_measured, float(getattr(self, KINDS[kind][2])),
+                    _shares(), self.architecture, self.vendor)
 
     @property
     def achievable_bandwidth(self) -> float:
@@ -163,7 +173,10 @@ class GPU:
         extra = d.pop("extra")
         d.pop("achievable_measured")
         d.update(extra)
-        d["achievable"] = {k: self.achievable(k).to_dict() for k in KINDS}
+        d["achievable"] = {
+            k: {**self.achievable(k).to_dict(),
+                "theoretical": getattr(self, theo) if (theo := KINDS[k][1]) else None}
+            for k in KINDS}
         return d
 
     @classmethod
@@ -290,17 +303,9 @@ def _builtin() -> Catalog:
 
 
 @lru_cache(maxsize=1)
-def _shares() -> dict[str, tuple[float | None, int]]:
-    """Per kind, the median measured/theoretical share over the shipped GPUs that have a
-    measured figure, and how many they are (the estimate's rule)."""
-    out: dict[str, tuple[float | None, int]] = {}
-    for kind, (_, theo, _) in KINDS.items():
-        if theo is None:
-            continue
-        pairs = [(g.achievable_measured[kind][0], float(getattr(g, theo)))
-                 for g in _builtin() if kind in g.achievable_measured]
-        out[kind] = (share_rule(kind, pairs), len(pairs))
-    return out
+def _shares() -> dict[tuple[str, str, str], tuple[float, int]]:
+    """The derived figures' shares over the shipped GPUs (achievable.share_groups)."""
+    return share_groups(_builtin())
 
 
 def load_catalog(gpu_file: str | Path | None = None) -> Catalog:
