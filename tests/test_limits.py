@@ -9,10 +9,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from ridgeline.analysis import argeval, srcscan
 from ridgeline.cli import main
 from ridgeline.errors import UsageError
 from ridgeline.limits import max_source_bytes, parse_timeout
-from ridgeline.predictors import argeval, srcscan
 from ridgeline.predictors.batch import analyze_rows
 from ridgeline.sources import clang_available
 
@@ -110,7 +110,7 @@ def test_declarator_patterns_read_a_long_word_once_with_the_same_matches() -> No
     import random
     import re
 
-    from ridgeline.predictors import declscan
+    from ridgeline.analysis import declscan
     from ridgeline.sources import program
 
     t = time.monotonic()

@@ -28,12 +28,12 @@ import numpy as np
 import pandas as pd
 
 from ridgeline._atomic import write_text_atomic
+from ridgeline.analysis.srcscan import OMP_LINE_SLACK, TEMPLATE_FRAGMENT, renamed_kernel
 from ridgeline.counting.records import upgrade_record
 from ridgeline.errors import LaunchError, RidgelineError
 from ridgeline.hardware import GPU, get_gpu
 from ridgeline.predictors.base import Dim3, parse_dim3
 from ridgeline.predictors.count_wait import expected_kernels
-from ridgeline.predictors.srcscan import OMP_LINE_SLACK, TEMPLATE_FRAGMENT, renamed_kernel
 from ridgeline.sources.build import ProgramBuild
 from ridgeline.sources.regionname import same_region
 
@@ -94,7 +94,7 @@ def match_kernel(name: str, counted: Iterable[str], model_type: str) -> str | No
     """The counted kernel a data row's kernel name refers to, or None (absent or ambiguous).
 
     CUDA names match exactly, else the one counted kernel the name starts or ends with
-    (:func:`ridgeline.predictors.srcscan.renamed_kernel`; not for template fragments). OpenMP
+    (:func:`ridgeline.analysis.srcscan.renamed_kernel`; not for template fragments). OpenMP
     rows carry either the full offloading symbol (device
     and file ids differ between builds, so they are dropped) or a truncated tail of the
     mangled region name (``Pf_l269`` for ``_Z9compute_fiPKfS0_Pf_l269``): a counted name

@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ridgeline.analysis.kernel import KernelAnalysis, analyze_launch
 from ridgeline.errors import NotFittedError, SchemaError, UsageError
 from ridgeline.hardware import GPU, Counts, get_rule
 from ridgeline.launch import KernelRef, Launch
-from ridgeline.predictors.analysis import KernelAnalysis, analyze_launch
 from ridgeline.predictors.analytic import require_sizes
 from ridgeline.predictors.base import PREDICTORS, Prediction, Predictor, Query
 from ridgeline.predictors.counted import (

@@ -12,15 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ridgeline.errors import KernelNotFoundError, LaunchError
-from ridgeline.hardware import Counts
-from ridgeline.launch import Dim3, KernelRef, Launch
-from ridgeline.predictors.argeval import TYPE_SIZES, Dim, Env, split_args, try_evaluate
-from ridgeline.predictors.declscan import declared_types
-from ridgeline.predictors.guards import active_threads, spmd_active_threads
-from ridgeline.predictors.hostenv import _cached, _globals, bind_params, host_env
-from ridgeline.predictors.kernelstats import Callees, Stats, analyze, resolve_type
-from ridgeline.predictors.srcscan import (
+from ridgeline.analysis.argeval import TYPE_SIZES, Dim, Env, split_args, try_evaluate
+from ridgeline.analysis.declscan import declared_types
+from ridgeline.analysis.guards import active_threads, spmd_active_threads
+from ridgeline.analysis.hostenv import _cached, _globals, bind_params, host_env
+from ridgeline.analysis.kernelstats import Callees, Stats, analyze, resolve_type
+from ridgeline.analysis.srcscan import (
     TEMPLATE_FRAGMENT,
     Function,
     Program,
@@ -30,7 +27,10 @@ from ridgeline.predictors.srcscan import (
     source_files,
     split_top,
 )
-from ridgeline.predictors.srcscan import Launch as Site
+from ridgeline.analysis.srcscan import Launch as Site
+from ridgeline.errors import KernelNotFoundError, LaunchError
+from ridgeline.hardware import Counts
+from ridgeline.launch import Dim3, KernelRef, Launch
 from ridgeline.sources.build import BuildFlags, backend_sources
 from ridgeline.sources.regionname import region_short_name
 

@@ -13,9 +13,9 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from ridgeline.predictors.argeval import TYPE_SIZES, Dim, Env, try_evaluate
-from ridgeline.predictors.declscan import declared_types
-from ridgeline.predictors.srcscan import Function, Param, match_paren, split_top
+from ridgeline.analysis.argeval import TYPE_SIZES, Dim, Env, try_evaluate
+from ridgeline.analysis.declscan import declared_types
+from ridgeline.analysis.srcscan import Function, Param, match_paren, split_top
 
 __all__ = ["Stats", "analyze", "UNKNOWN_TRIP", "Callees", "resolve_type"]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ridgeline.predictors.argeval import Env, Unevaluable, evaluate, split_args, try_evaluate
-from ridgeline.predictors.srcscan import Function, Program, match_paren, split_top
+from ridgeline.analysis.argeval import Env, Unevaluable, evaluate, split_args, try_evaluate
+from ridgeline.analysis.srcscan import Function, Program, match_paren, split_top
 
 __all__ = ["host_env", "launch_values", "bind_params"]
 

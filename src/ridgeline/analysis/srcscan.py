@@ -414,7 +414,7 @@ def _cond_value(kind: str, expr: str, defined: set[str], values: dict[str, str],
         if kind == "ifndef" and re.match(rf"\s*#\s*define\s+{re.escape(name)}\b", next_line):
             return True  # an include guard
         return (name in defined) == (kind == "ifdef")
-    from ridgeline.predictors.argeval import Env, try_evaluate
+    from ridgeline.analysis.argeval import Env, try_evaluate
 
     e = re.sub(r"\bdefined\s*\(\s*(\w+)\s*\)|\bdefined\s+(\w+)",
                lambda m: "1" if (m.group(1) or m.group(2)) in defined else "0", expr)

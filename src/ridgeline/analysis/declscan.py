@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ridgeline.predictors.srcscan import Param, split_top
+from ridgeline.analysis.srcscan import Param, split_top
 
 __all__ = ["declared_types"]
 

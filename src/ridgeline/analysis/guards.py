@@ -15,9 +15,9 @@ import math
 import re
 from typing import Any
 
+from ridgeline.analysis.argeval import Dim, Env, try_evaluate
+from ridgeline.analysis.srcscan import match_paren, split_top
 from ridgeline.launch import Dim3
-from ridgeline.predictors.argeval import Dim, Env, try_evaluate
-from ridgeline.predictors.srcscan import match_paren, split_top
 
 __all__ = ["active_threads", "spmd_active_threads"]
 
