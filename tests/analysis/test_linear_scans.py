@@ -16,7 +16,7 @@ import pytest
 
 from ridgeline.analysis import srcscan
 from ridgeline.analysis.declscan import declared_types
-from ridgeline.analysis.srcscan import match_paren
+from ridgeline.analysis.text import match_paren
 from ridgeline.errors import LaunchError
 from ridgeline.predictors.base import parse_dim3
 

@@ -9,12 +9,8 @@ from pathlib import Path
 import pytest
 
 from ridgeline.analysis.kernel import analyze_launch
-from ridgeline.analysis.srcscan import (
-    expand_fn_macros,
-    fn_macros,
-    load_program,
-    resolve_conditionals,
-)
+from ridgeline.analysis.macros import expand_fn_macros, fn_macros, resolve_conditionals
+from ridgeline.analysis.srcscan import load_program
 from ridgeline.errors import KernelNotFoundError
 from ridgeline.launch import KernelRef, Launch
 

@@ -16,8 +16,9 @@ import re
 from typing import Any
 
 from ridgeline.analysis.argeval import Dim, Env, try_evaluate
-from ridgeline.analysis.srcscan import match_paren, split_top
+from ridgeline.analysis.text import match_paren
 from ridgeline.launch import Dim3
+from ridgeline.sources._text import split_top_level as split_top
 
 __all__ = ["active_threads", "spmd_active_threads"]
 

@@ -15,7 +15,9 @@ from typing import Any
 
 from ridgeline.analysis.argeval import TYPE_SIZES, Dim, Env, try_evaluate
 from ridgeline.analysis.declscan import declared_types
-from ridgeline.analysis.srcscan import Function, Param, match_paren, split_top
+from ridgeline.analysis.srcscan import Function, Param
+from ridgeline.analysis.text import match_paren
+from ridgeline.sources._text import split_top_level as split_top
 
 __all__ = ["Stats", "analyze", "UNKNOWN_TRIP", "Callees", "resolve_type"]
 
