@@ -24,7 +24,7 @@ import numpy as np
 
 from ridgeline.datasets import group_kfold
 from ridgeline.evaluation import hecbench_eval as he
-from ridgeline.predictors.counted import attach_counted
+from ridgeline.learning.counted import attach_counted
 from ridgeline.predictors.learned import CONFIDENCE
 
 

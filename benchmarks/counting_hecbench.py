@@ -31,7 +31,7 @@ import pandas as pd
 from ridgeline.counting.omp import omp_device_int_ops
 from ridgeline.datasets import load
 from ridgeline.hardware import Counts, get_gpu, get_rule
-from ridgeline.predictors.counted import (
+from ridgeline.learning.counted import (
     DEFAULT_BUILD,
     REGION_TAIL_MATCHES,
     TEMPLATE_FRAGMENT,

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ridgeline.predictors.counted import (
+from ridgeline.learning.counted import (
     COUNTED_FILE,
     RUNS_FILE,
     attach_counted,

@@ -3,7 +3,7 @@ and what the launches that do have (atomics on one address, a serial loop, a tin
 
     python benchmarks/slow_bound.py [--cache DIR] [--sealed] [--json OUT.json]
 
-Slow bound (:func:`ridgeline.predictors.slow_bound.slowest_plausible_ns`): launch overhead plus
+Slow bound (:func:`ridgeline.learning.slow_bound.slowest_plausible_ns`): launch overhead plus
 DRAM bytes at 5% of the GPU's achievable bandwidth plus each precision's operations at 5% of
 its peak, summed, for the predicted counts of the row. Checked
 on the HeCBench rows of the shipped feature table:
@@ -43,14 +43,14 @@ from ridgeline.evaluation.oop_predictions import (
 )
 from ridgeline.evaluation.provenance import provenance
 from ridgeline.hardware import get_gpu
-from ridgeline.predictors.counted import has_counts
-from ridgeline.predictors.learned import shipped_model
-from ridgeline.predictors.slow_bound import (
+from ridgeline.learning.counted import has_counts
+from ridgeline.learning.slow_bound import (
     REASONS,
     SLOW_SHARE,
     slow_reasons,
     slowest_plausible_ns,
 )
+from ridgeline.predictors.learned import shipped_model
 
 COUNTS = ["flops_sp", "flops_dp", "flops_hp", "int_ops", "dram_bytes"]
 FACTORS = (1.0, 2.0, 10.0)

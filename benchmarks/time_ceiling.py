@@ -37,7 +37,7 @@ import pandas as pd
 from ridgeline import datasets
 from ridgeline.evaluation import hecbench_eval as he
 from ridgeline.hardware import get_gpu
-from ridgeline.predictors.counted import attach_counted, has_counts
+from ridgeline.learning.counted import attach_counted, has_counts
 
 #: counted column (log10(1 + x)) <- measured target
 _MEASURED = {"c_sp": "flops_sp", "c_dp": "flops_dp", "c_hp": "flops_hp", "c_int": "int_ops",

@@ -28,9 +28,9 @@ import pandas as pd
 
 from ridgeline.datasets.sealed import is_sealed, sealed_mask
 from ridgeline.hardware import load_catalog
+from ridgeline.learning.counted import COUNTED_COLUMNS, attach_counted, has_counts
+from ridgeline.learning.featvec import LAUNCH_COLUMNS
 from ridgeline.predictors.anchored import RANGE_FILE
-from ridgeline.predictors.counted import COUNTED_COLUMNS, attach_counted, has_counts
-from ridgeline.predictors.featvec import LAUNCH_COLUMNS
 from ridgeline.predictors.learned import TABLE_FILE, TIME_RANGE, features_frame, shipped_model
 from ridgeline.predictors.training import train_from_table
 

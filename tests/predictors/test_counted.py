@@ -11,7 +11,7 @@ import pytest
 
 from ridgeline.cli import main
 from ridgeline.counting.records import DRAM_MODEL
-from ridgeline.predictors.counted import (
+from ridgeline.learning.counted import (
     COUNTED_COLUMNS,
     attach_counted,
     build_counted_table,
@@ -134,7 +134,7 @@ def test_a_later_run_adds_the_longest_thread_without_replacing_counts(tmp_path: 
 def test_thread_work_from_a_run_that_named_the_instantiation() -> None:
     # counting results from before runs named the instantiation take the later run's fields
     # when it launched one instantiation of the kernel at those sizes, none when it launched two
-    from ridgeline.predictors.counted import with_thread_work
+    from ridgeline.learning.counted import with_thread_work
 
     sized = {"kernel": "k", "grid": [4, 1, 1], "block": [64, 1, 1]}
     old = {**sized, "flops_sp": 7.0}

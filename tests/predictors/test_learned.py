@@ -8,8 +8,8 @@ import pytest
 
 from ridgeline.errors import NotFittedError, SchemaError, UsageError
 from ridgeline.hardware import Counts, get_gpu, get_rule
-from ridgeline.predictors.counted import COUNTED_COLUMNS
-from ridgeline.predictors.featvec import LAUNCH_COLUMNS
+from ridgeline.learning.counted import COUNTED_COLUMNS
+from ridgeline.learning.featvec import LAUNCH_COLUMNS
 from ridgeline.predictors.learned import (
     CONFIDENCE,
     FEATURES,
@@ -50,7 +50,7 @@ def test_fit_predict_and_numpy_export_agree(table: pd.DataFrame) -> None:
 
 
 def test_bagged_members_are_averaged(table: pd.DataFrame) -> None:
-    from ridgeline.predictors.trees import average_ensembles, export_hgb
+    from ridgeline.learning.trees import average_ensembles, export_hgb
 
     m = CountModel(max_iter=20, bags=3).fit(table[FEATURES], table[TARGETS])
     members = m.models_["dram_bytes"]
@@ -206,8 +206,8 @@ def test_counted_openmp_rows_get_the_gpu_runtime_integer_work() -> None:
         OMP_DEVICE_INT_PER_THREAD,
         OMP_DEVICE_INT_PER_THREAD_NO_LOOP,
     )
-    from ridgeline.predictors.counted import COUNTED_COLUMNS
-    from ridgeline.predictors.featvec import LAUNCH_COLUMNS
+    from ridgeline.learning.counted import COUNTED_COLUMNS
+    from ridgeline.learning.featvec import LAUNCH_COLUMNS
 
     threads = 4096 * 128
     nan = float("nan")
@@ -235,8 +235,8 @@ def test_latency_bound_exceeds_the_roofline_for_a_launch_too_small_to_hide_laten
     # 1e9 integer ops: over one block of 256 threads every thread issues ~4e6 dependent
     # instructions at a fraction of a scheduler's rate; over 2^20 threads the same work fills
     # the GPU and the latency bound falls to the issue-rate time, under the roofline bound
-    from ridgeline.predictors.counted import COUNTED_COLUMNS
-    from ridgeline.predictors.featvec import LAUNCH_COLUMNS
+    from ridgeline.learning.counted import COUNTED_COLUMNS
+    from ridgeline.learning.featvec import LAUNCH_COLUMNS
     from ridgeline.predictors.learned import ISSUE_LATENCY_CYCLES
 
     rows = pd.DataFrame([{c: 0.0 for c in LAUNCH_COLUMNS + COUNTED_COLUMNS} for _ in range(3)])
@@ -272,8 +272,8 @@ def test_atomics_on_one_address_bound_a_counted_launchs_time() -> None:
     # The same number of integer atomics on one counter go 32 (a warp's) at a time. Without
     # such atomics (0), with the count unknown (NaN) or without counts, the roofline bound
     # stands
-    from ridgeline.predictors.counted import COUNTED_COLUMNS
-    from ridgeline.predictors.featvec import LAUNCH_COLUMNS
+    from ridgeline.learning.counted import COUNTED_COLUMNS
+    from ridgeline.learning.featvec import LAUNCH_COLUMNS
     from ridgeline.predictors.learned import ATOMIC_FP_CYCLES, ATOMIC_INT_WARP_CYCLES
 
     rows = pd.DataFrame([{c: 0.0 for c in LAUNCH_COLUMNS + COUNTED_COLUMNS} for _ in range(5)])
@@ -303,7 +303,7 @@ def test_atomics_on_one_address_bound_a_counted_launchs_time() -> None:
 def test_counted_rows_also_train_the_uncounted_case(table: pd.DataFrame) -> None:
     # each counted row gets a copy as an uncounted row would look: counted and latency
     # columns NaN, the time bound from the analysed counts alone; the same targets
-    from ridgeline.predictors.counted import COUNTED_COLUMNS
+    from ridgeline.learning.counted import COUNTED_COLUMNS
     from ridgeline.predictors.learned import _with_uncounted_copies
 
     has = table["c_has"].to_numpy(float) == 1.0

@@ -25,7 +25,7 @@ from ridgeline.evaluation.metrics import classification, regression
 from ridgeline.evaluation.provenance import provenance
 from ridgeline.evaluation.tasks import EVAL_TASKS, EvalTask
 from ridgeline.hardware import Counts, get_gpu, get_rule
-from ridgeline.predictors.counted import has_counts
+from ridgeline.learning.counted import has_counts
 from ridgeline.predictors.learned import TARGETS, fit_table, margin_confidence, ridge_margin
 from ridgeline.predictors.training import with_gpu_features
 

@@ -6,7 +6,7 @@ pred_bytes_total, pred_xtime_ns, pred_class_paper_a, pred_class_fp, error; then 
 for the learned predictor pred_confidence (how likely the paper-a class is right) and
 pred_xtime_lo_ns / pred_xtime_hi_ns (the range that holds the measured time in
 learned.TIME_RANGE of cases) and pred_time_note (a time brought down to the slowest
-plausible time of its counts, or above it and why: :mod:`ridgeline.predictors.slow_bound`),
+plausible time of its counts, or above it and why: :mod:`ridgeline.learning.slow_bound`),
 and last count_status and count_error: whether the row's counts come from CPU execution and,
 when not, why (:data:`COUNT_STATUSES`; count_error is
 ``<cause>: <first error line>``). Rows are checked before anything runs
@@ -30,11 +30,7 @@ from ridgeline.counting import shipped_gpu
 from ridgeline.datasets import read_strict_csv, require_columns
 from ridgeline.errors import RidgelineError, UnknownNameError
 from ridgeline.hardware import Counts, get_rule, load_catalog, time_lower_bound
-from ridgeline.limits import COUNT_TIMEOUT_S
-from ridgeline.predictors.batch import analyze_rows
-from ridgeline.predictors.batch_anchor import anchor_columns, anchor_rows
-from ridgeline.predictors.batch_rows import row_problems
-from ridgeline.predictors.counted import (
+from ridgeline.learning.counted import (
     COUNTED_COLUMNS,
     attach_counted,
     has_counts,
@@ -43,8 +39,12 @@ from ridgeline.predictors.counted import (
     record_for,
     run_program_counts,
 )
+from ridgeline.learning.slow_bound import time_notes
+from ridgeline.limits import COUNT_TIMEOUT_S
+from ridgeline.predictors.batch import analyze_rows
+from ridgeline.predictors.batch_anchor import anchor_columns, anchor_rows
+from ridgeline.predictors.batch_rows import row_problems
 from ridgeline.predictors.learned import class_confidence, features_frame, shipped_model
-from ridgeline.predictors.slow_bound import time_notes
 from ridgeline.sources.build import ProgramBuild
 
 __all__ = ["predict_batch", "predict_rows", "output_columns", "check_settings", "PRED_COLUMNS",

@@ -24,23 +24,23 @@ from ridgeline.analysis.kernel import KernelAnalysis, analyze_launch
 from ridgeline.errors import NotFittedError, SchemaError, UsageError
 from ridgeline.hardware import GPU, Counts, get_rule
 from ridgeline.launch import KernelRef, Launch
-from ridgeline.predictors.analytic import require_sizes
-from ridgeline.predictors.base import PREDICTORS, Prediction, Predictor, Query
-from ridgeline.predictors.counted import (
+from ridgeline.learning.counted import (
     COUNTED_COLUMNS,
     counted_features,
     counted_sizes,
     has_counts,
 )
-from ridgeline.predictors.featvec import GPU_COLUMNS, LAUNCH_COLUMNS, gpu_features, launch_features
-from ridgeline.predictors.slow_bound import time_notes, within_slow_bound
-from ridgeline.predictors.trees import (
+from ridgeline.learning.featvec import GPU_COLUMNS, LAUNCH_COLUMNS, gpu_features, launch_features
+from ridgeline.learning.slow_bound import time_notes, within_slow_bound
+from ridgeline.learning.trees import (
     TreeEnsemble,
     average_ensembles,
     export_hgb,
     load_ensembles,
     save_ensembles,
 )
+from ridgeline.predictors.analytic import require_sizes
+from ridgeline.predictors.base import PREDICTORS, Prediction, Predictor, Query
 
 __all__ = ["CountModel", "LearnedPredictor", "TARGETS", "FEATURES", "shipped_model",
            "MODEL_FILE", "TABLE_FILE", "features_frame", "ExportedCountModel",
@@ -96,7 +96,7 @@ _USE_SLOW_BOUND = {"on": True}
 
 def use_slow_bound(on: bool) -> None:
     """Whether a time above the slow bound of its counts without a named reason is brought
-    down to it (:func:`ridgeline.predictors.slow_bound.within_slow_bound`; default on)."""
+    down to it (:func:`ridgeline.learning.slow_bound.within_slow_bound`; default on)."""
     _USE_SLOW_BOUND["on"] = on
 
 
@@ -680,7 +680,7 @@ def margin_confidence(margin: float, counted: bool) -> float:
 
 class LearnedPredictor(Predictor):
     """Default predictor: analysed counts corrected by the shipped boosted-tree model; with
-    :attr:`counted` (launch records from :func:`ridgeline.predictors.counted.run_counts`)
+    :attr:`counted` (launch records from :func:`ridgeline.learning.counted.run_counts`)
     FLOPs, integer ops and DRAM bytes come from the counts and time is learned from them."""
 
     name = "learned"

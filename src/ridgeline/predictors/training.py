@@ -53,7 +53,7 @@ def with_gpu_features(table: pd.DataFrame, counted: pd.DataFrame | None = None
     """GPU catalog columns added; counted columns (the shipped counted table, or *counted*)
     attached when the table lacks them."""
     if "c_has" not in table or counted is not None:
-        from ridgeline.predictors.counted import attach_counted
+        from ridgeline.learning.counted import attach_counted
 
         err = table["error"].to_numpy() if "error" in table else None
         table = attach_counted(table, counted)

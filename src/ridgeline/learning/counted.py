@@ -32,8 +32,8 @@ from ridgeline.analysis.srcscan import OMP_LINE_SLACK, TEMPLATE_FRAGMENT, rename
 from ridgeline.counting.records import upgrade_record
 from ridgeline.errors import LaunchError, RidgelineError
 from ridgeline.hardware import GPU, get_gpu
-from ridgeline.predictors.base import Dim3, parse_dim3
-from ridgeline.predictors.count_wait import expected_kernels
+from ridgeline.launch import Dim3, parse_dim3
+from ridgeline.learning.count_wait import expected_kernels
 from ridgeline.sources.build import ProgramBuild
 from ridgeline.sources.regionname import same_region
 
