@@ -4,7 +4,7 @@
 
 `ridgeline predict` gives each predicted class a confidence: a logistic in how far the deciding
 intensity lies from its ridge (log10), one for rows whose counts come from CPU execution and
-one for rows whose counts are learned (`ridgeline.predictors.learned.CONFIDENCE`). This
+one for rows whose counts are learned (`ridgeline.learning.confidence.CONFIDENCE`). This
 benchmark runs the program-grouped 5-fold CV of `ridgeline eval` (seed 4839) on the shipped
 feature table, fits both logistics by maximum likelihood on its predictions (the figures to
 put in CONFIDENCE), and checks them held out: fitted on the programs of four folds of a second
@@ -24,8 +24,8 @@ import numpy as np
 
 from ridgeline.datasets import group_kfold
 from ridgeline.evaluation import hecbench_eval as he
+from ridgeline.learning.confidence import CONFIDENCE
 from ridgeline.learning.counted import attach_counted
-from ridgeline.predictors.learned import CONFIDENCE
 
 
 def _logistic(p: np.ndarray, x: np.ndarray) -> np.ndarray:

@@ -30,7 +30,7 @@ from ridgeline.learning.counted import (
     build_counted_table,
     has_counts,
 )
-from ridgeline.predictors.learned import TABLE_FILE
+from ridgeline.learning.shipped import TABLE_FILE
 
 
 def main(argv: list[str]) -> int:

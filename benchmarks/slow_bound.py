@@ -44,13 +44,13 @@ from ridgeline.evaluation.oop_predictions import (
 from ridgeline.evaluation.provenance import provenance
 from ridgeline.hardware import get_gpu
 from ridgeline.learning.counted import has_counts
+from ridgeline.learning.shipped import shipped_model
 from ridgeline.learning.slow_bound import (
     REASONS,
     SLOW_SHARE,
     slow_reasons,
     slowest_plausible_ns,
 )
-from ridgeline.predictors.learned import shipped_model
 
 COUNTS = ["flops_sp", "flops_dp", "flops_hp", "int_ops", "dram_bytes"]
 FACTORS = (1.0, 2.0, 10.0)

@@ -106,8 +106,8 @@ def with_profiler_metrics(table: pd.DataFrame, data_dir: str | None = None) -> p
       (what a perfect instruction counter gives, no GPU needed);
     - ``p_t_cycles``: the same instructions at the IPC and active share the profiler measured
       (what only the GPU shows)."""
-    from ridgeline.predictors.learned import SCHEDULERS_PER_SM
-    from ridgeline.predictors.training import with_gpu_features
+    from ridgeline.learning.columns import SCHEDULERS_PER_SM
+    from ridgeline.learning.training import with_gpu_features
 
     ncu = datasets.load("ncu-imix", data_dir).rename(columns={
         "Block Size": "block_size", "Grid Size": "grid_size"})

@@ -11,7 +11,7 @@ import pytest
 from ridgeline.evaluation.hecbench_eval import cv_paper_a, run_protocols, set_model_params
 from ridgeline.evaluation.provenance import provenance
 from ridgeline.evaluation.report import write_report
-from ridgeline.predictors.learned import TABLE_FILE
+from ridgeline.learning.shipped import TABLE_FILE
 
 
 @pytest.fixture(scope="module")

@@ -138,7 +138,7 @@ def test_task_figures_on_a_slice(data_dir: Path, tmp_path: Path,
         with_loader_measurements,
     )
     from ridgeline.evaluation.sc26_eval import FP16_ARITH, split_figures, write_report
-    from ridgeline.predictors.learned import TABLE_FILE
+    from ridgeline.learning.shipped import TABLE_FILE
 
     monkeypatch.setenv("RIDGELINE_DATA", str(data_dir))
     with resources.files("ridgeline").joinpath("models", TABLE_FILE).open("rb") as fh:

@@ -11,6 +11,7 @@ import pytest
 
 from ridgeline.datasets import sealed_mask
 from ridgeline.hardware import get_gpu
+from ridgeline.learning.shipped import TABLE_FILE, shipped_model
 from ridgeline.learning.slow_bound import (
     LAUNCH_OVERHEAD_NS,
     REASONS,
@@ -20,8 +21,7 @@ from ridgeline.learning.slow_bound import (
     time_notes,
     within_slow_bound,
 )
-from ridgeline.predictors.learned import TABLE_FILE, shipped_model
-from ridgeline.predictors.training import with_gpu_features
+from ridgeline.learning.training import with_gpu_features
 
 COUNTS = ["flops_sp", "flops_dp", "flops_hp", "int_ops", "dram_bytes"]
 

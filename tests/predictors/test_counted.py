@@ -477,8 +477,10 @@ def test_predict_count_always_uses_cpu_execution(
 def test_model_fits_without_any_counted_rows() -> None:
     from importlib import resources
 
-    from ridgeline.predictors.learned import FEATURES, TABLE_FILE, TARGETS, CountModel
-    from ridgeline.predictors.training import with_gpu_features
+    from ridgeline.learning.columns import FEATURES, TARGETS
+    from ridgeline.learning.model import CountModel
+    from ridgeline.learning.shipped import TABLE_FILE
+    from ridgeline.learning.training import with_gpu_features
 
     with resources.files("ridgeline").joinpath("models", TABLE_FILE).open("rb") as fh:
         t = pd.read_parquet(fh)

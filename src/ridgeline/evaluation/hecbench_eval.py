@@ -25,9 +25,11 @@ from ridgeline.evaluation.metrics import classification, regression
 from ridgeline.evaluation.provenance import provenance
 from ridgeline.evaluation.tasks import EVAL_TASKS, EvalTask
 from ridgeline.hardware import Counts, get_gpu, get_rule
+from ridgeline.learning.columns import TARGETS
+from ridgeline.learning.confidence import margin_confidence, ridge_margin
 from ridgeline.learning.counted import has_counts
-from ridgeline.predictors.learned import TARGETS, fit_table, margin_confidence, ridge_margin
-from ridgeline.predictors.training import with_gpu_features
+from ridgeline.learning.shipped import fit_table
+from ridgeline.learning.training import with_gpu_features
 
 __all__ = ["load_table", "cv_paper_a", "run_protocols", "PAPER_BEST", "set_model_params"]
 
@@ -43,7 +45,7 @@ def load_table(sources: str | None = None, data_dir: str | None = None) -> pd.Da
         return build_table(sources, data_dir)
     from importlib import resources
 
-    from ridgeline.predictors.learned import TABLE_FILE
+    from ridgeline.learning.shipped import TABLE_FILE
 
     with resources.files("ridgeline").joinpath("models", TABLE_FILE).open("rb") as fh:
         return pd.read_parquet(fh)
@@ -212,7 +214,7 @@ def class_outcomes(rows: pd.DataFrame, pred: pd.DataFrame
 
 def calibration(rows: pd.DataFrame, pred: pd.DataFrame) -> dict[str, Any]:
     """How well the stated confidence of the predicted paper-a class
-    (:func:`ridgeline.predictors.learned.class_confidence`) matches the share of rows whose
+    (:func:`ridgeline.learning.confidence.class_confidence`) matches the share of rows whose
     class is right, by confidence bin, for rows with CPU-execution counts and without; with
     the Brier score of each."""
     margin, right, keep, has = class_outcomes(rows, pred)

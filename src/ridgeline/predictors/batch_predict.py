@@ -30,6 +30,8 @@ from ridgeline.counting import shipped_gpu
 from ridgeline.datasets import read_strict_csv, require_columns
 from ridgeline.errors import RidgelineError, UnknownNameError
 from ridgeline.hardware import Counts, get_rule, load_catalog, time_lower_bound
+from ridgeline.learning.columns import features_frame
+from ridgeline.learning.confidence import class_confidence
 from ridgeline.learning.counted import (
     COUNTED_COLUMNS,
     attach_counted,
@@ -39,12 +41,12 @@ from ridgeline.learning.counted import (
     record_for,
     run_program_counts,
 )
+from ridgeline.learning.shipped import shipped_model
 from ridgeline.learning.slow_bound import time_notes
 from ridgeline.limits import COUNT_TIMEOUT_S
 from ridgeline.predictors.batch import analyze_rows
 from ridgeline.predictors.batch_anchor import anchor_columns, anchor_rows
 from ridgeline.predictors.batch_rows import row_problems
-from ridgeline.predictors.learned import class_confidence, features_frame, shipped_model
 from ridgeline.sources.build import ProgramBuild
 
 __all__ = ["predict_batch", "predict_rows", "output_columns", "check_settings", "PRED_COLUMNS",
