@@ -24,6 +24,7 @@ import numpy as np
 
 from ridgeline.datasets import group_kfold
 from ridgeline.evaluation import hecbench_eval as he
+from ridgeline.evaluation.out_of_program import prepared_rows
 from ridgeline.learning.confidence import CONFIDENCE
 from ridgeline.learning.counted import attach_counted
 
@@ -55,7 +56,7 @@ def main() -> int:
     args = ap.parse_args()
     table = attach_counted(he.load_table())
     pred = he.run_protocols(table, 5, args.seed, which=("cv",))["cv"]["_pred"]
-    full = he._prepared(table)
+    full = prepared_rows(table)
     hb = full[full["dataset"] == "hecbench"].reset_index(drop=True)
     margin, right, keep, has = he.class_outcomes(hb, pred)
     held_out = np.full(len(hb), np.nan)

@@ -35,12 +35,13 @@ import numpy as np
 import pandas as pd
 
 from ridgeline.datasets import sealed_mask
-from ridgeline.evaluation.hecbench_eval import _prepared, load_table
+from ridgeline.evaluation.hecbench_eval import load_table
 from ridgeline.evaluation.oop_predictions import (
     development_predictions,
     sealed_predictions,
     with_loader_measurements,
 )
+from ridgeline.evaluation.out_of_program import prepared_rows
 from ridgeline.evaluation.provenance import provenance
 from ridgeline.hardware import get_gpu
 from ridgeline.learning.counted import has_counts
@@ -121,7 +122,7 @@ def figures(rows: pd.DataFrame, pred: pd.DataFrame) -> dict[str, Any]:
 
 
 def _shipped(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    full = _prepared(table)
+    full = prepared_rows(table)
     hb = full[full["dataset"] == "hecbench"].reset_index(drop=True)
     return hb, shipped_model().predict(hb)
 

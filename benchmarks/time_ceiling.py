@@ -36,6 +36,7 @@ import pandas as pd
 
 from ridgeline import datasets
 from ridgeline.evaluation import hecbench_eval as he
+from ridgeline.evaluation.out_of_program import set_model_params
 from ridgeline.hardware import get_gpu
 from ridgeline.learning.counted import attach_counted, has_counts
 
@@ -163,11 +164,11 @@ def cycle_agreement(rows: pd.DataFrame) -> dict[str, dict[str, float]]:
 
 def _time_figures(table: pd.DataFrame, seed: int,
                   extra: tuple[str, ...] = ()) -> dict[str, dict[str, float]]:
-    he.set_model_params(extra_features=extra)
+    set_model_params(extra_features=extra)
     try:
         res = he.run_protocols(table, 5, seed, which=("cv",))["cv"]
     finally:
-        he.set_model_params()
+        set_model_params()
     return {g: {k: float(v) for k, v in s["time_learned"].items()
                 if isinstance(v, int | float)}
             for g, s in res.items() if not g.startswith("_")}

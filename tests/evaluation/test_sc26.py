@@ -132,11 +132,11 @@ def test_fp16_constant_loads_are_told_from_half_arithmetic(rows: pd.DataFrame,
 @pytest.mark.slow
 def test_task_figures_on_a_slice(data_dir: Path, tmp_path: Path,
                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    from ridgeline.evaluation.hecbench_eval import set_model_params
     from ridgeline.evaluation.oop_predictions import (
         development_predictions,
         with_loader_measurements,
     )
+    from ridgeline.evaluation.out_of_program import set_model_params
     from ridgeline.evaluation.sc26_eval import FP16_ARITH, split_figures, write_report
     from ridgeline.learning.shipped import TABLE_FILE
 

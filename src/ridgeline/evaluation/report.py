@@ -114,9 +114,9 @@ def _calibration_section(cal: dict[str, Any]) -> list[str]:
 def _plots(out: Path, prot: dict[str, Any], table: pd.DataFrame) -> list[str]:
     if "cv" not in prot or "_pred" not in prot["cv"]:
         return []
-    from ridgeline.evaluation.hecbench_eval import _prepared
+    from ridgeline.evaluation.out_of_program import prepared_rows
 
-    full = _prepared(table)
+    full = prepared_rows(table)
     hb = full[full["dataset"] == "hecbench"].reset_index(drop=True)
     pred = prot["cv"]["_pred"]
     lines = ["## Plots (program-grouped CV predictions)", ""]
