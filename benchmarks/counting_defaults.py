@@ -126,7 +126,8 @@ def recheck(results: dict[tuple[str, str], dict[str, Any]], src_root: Path
 def count_one(src: str, args: str, rows: pd.DataFrame, src_root: Path,
               timeout: float) -> dict[str, Any]:
     """One program run as the batch makes it, and each of its rows' outcome."""
-    from ridgeline.learning.counted import record_for, run_program_counts
+    from ridgeline.learning.count_cache import run_program_counts
+    from ridgeline.learning.matching import record_for
     from ridgeline.predictors.batch_predict import first_error_line
 
     rec: dict[str, Any] = {"source": src, "args": args, "sealed": is_sealed(src)}

@@ -28,8 +28,8 @@ from ridgeline.learning.counted import (
     attach_counted,
     build_count_runs,
     build_counted_table,
-    has_counts,
 )
+from ridgeline.learning.counted_columns import has_counts
 from ridgeline.learning.shipped import TABLE_FILE
 
 

@@ -44,7 +44,7 @@ from ridgeline.evaluation.oop_predictions import (
 from ridgeline.evaluation.out_of_program import prepared_rows
 from ridgeline.evaluation.provenance import provenance
 from ridgeline.hardware import get_gpu
-from ridgeline.learning.counted import has_counts
+from ridgeline.learning.counted_columns import has_counts
 from ridgeline.learning.shipped import shipped_model
 from ridgeline.learning.slow_bound import (
     REASONS,

@@ -38,7 +38,8 @@ from ridgeline import datasets
 from ridgeline.evaluation import hecbench_eval as he
 from ridgeline.evaluation.out_of_program import set_model_params
 from ridgeline.hardware import get_gpu
-from ridgeline.learning.counted import attach_counted, has_counts
+from ridgeline.learning.counted import attach_counted
+from ridgeline.learning.counted_columns import has_counts
 
 #: counted column (log10(1 + x)) <- measured target
 _MEASURED = {"c_sp": "flops_sp", "c_dp": "flops_dp", "c_hp": "flops_hp", "c_int": "int_ops",

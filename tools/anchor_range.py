@@ -29,7 +29,8 @@ import pandas as pd
 from ridgeline.datasets.sealed import is_sealed, sealed_mask
 from ridgeline.hardware import load_catalog
 from ridgeline.learning.columns import features_frame
-from ridgeline.learning.counted import COUNTED_COLUMNS, attach_counted, has_counts
+from ridgeline.learning.counted import attach_counted
+from ridgeline.learning.counted_columns import COUNTED_COLUMNS, has_counts
 from ridgeline.learning.featvec import LAUNCH_COLUMNS
 from ridgeline.learning.model import TIME_RANGE
 from ridgeline.learning.shipped import TABLE_FILE, shipped_model

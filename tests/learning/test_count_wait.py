@@ -29,7 +29,8 @@ def test_a_template_fragment_row_runs_the_program_once_to_its_end(
     the run does not wait for that name (which no kernel has): before, the program ran to its
     end, then again with every launch executed (to the time limit on a long program)."""
     _toolchain()
-    from ridgeline.learning.counted import record_for, run_program_counts
+    from ridgeline.learning.count_cache import run_program_counts
+    from ridgeline.learning.matching import record_for
 
     monkeypatch.setenv("RIDGELINE_CACHE", str(tmp_path / "cache"))
     caplog.set_level(logging.INFO, logger="ridgeline.counting")

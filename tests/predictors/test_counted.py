@@ -11,14 +11,12 @@ import pytest
 
 from ridgeline.cli import main
 from ridgeline.counting.records import DRAM_MODEL
-from ridgeline.learning.counted import (
-    COUNTED_COLUMNS,
-    attach_counted,
-    build_counted_table,
+from ridgeline.learning.counted import attach_counted, build_counted_table
+from ridgeline.learning.counted_columns import COUNTED_COLUMNS, launch_record_features
+from ridgeline.learning.matching import (
     by_size_rank,
     demangle,
     fragment_in,
-    launch_record_features,
     launched_threads,
     match_kernel,
     pick_launch,

@@ -10,7 +10,7 @@ from ridgeline.errors import NotFittedError, SchemaError, UsageError
 from ridgeline.hardware import Counts, get_gpu, get_rule
 from ridgeline.learning.columns import FEATURES, TARGETS, features_frame
 from ridgeline.learning.confidence import CONFIDENCE, class_confidence, ridge_margin
-from ridgeline.learning.counted import COUNTED_COLUMNS
+from ridgeline.learning.counted_columns import COUNTED_COLUMNS
 from ridgeline.learning.featvec import LAUNCH_COLUMNS
 from ridgeline.learning.model import CountModel, ExportedCountModel, _offset, use_slow_bound
 from ridgeline.learning.shipped import TABLE_FILE, shipped_model
@@ -196,7 +196,7 @@ def test_counted_openmp_rows_get_the_gpu_runtime_integer_work() -> None:
         OMP_DEVICE_INT_PER_THREAD,
         OMP_DEVICE_INT_PER_THREAD_NO_LOOP,
     )
-    from ridgeline.learning.counted import COUNTED_COLUMNS
+    from ridgeline.learning.counted_columns import COUNTED_COLUMNS
     from ridgeline.learning.featvec import LAUNCH_COLUMNS
 
     threads = 4096 * 128
@@ -226,7 +226,7 @@ def test_latency_bound_exceeds_the_roofline_for_a_launch_too_small_to_hide_laten
     # instructions at a fraction of a scheduler's rate; over 2^20 threads the same work fills
     # the GPU and the latency bound falls to the issue-rate time, under the roofline bound
     from ridgeline.learning.columns import ISSUE_LATENCY_CYCLES
-    from ridgeline.learning.counted import COUNTED_COLUMNS
+    from ridgeline.learning.counted_columns import COUNTED_COLUMNS
     from ridgeline.learning.featvec import LAUNCH_COLUMNS
 
     rows = pd.DataFrame([{c: 0.0 for c in LAUNCH_COLUMNS + COUNTED_COLUMNS} for _ in range(3)])
@@ -263,7 +263,7 @@ def test_atomics_on_one_address_bound_a_counted_launchs_time() -> None:
     # such atomics (0), with the count unknown (NaN) or without counts, the roofline bound
     # stands
     from ridgeline.learning.columns import ATOMIC_FP_CYCLES, ATOMIC_INT_WARP_CYCLES
-    from ridgeline.learning.counted import COUNTED_COLUMNS
+    from ridgeline.learning.counted_columns import COUNTED_COLUMNS
     from ridgeline.learning.featvec import LAUNCH_COLUMNS
 
     rows = pd.DataFrame([{c: 0.0 for c in LAUNCH_COLUMNS + COUNTED_COLUMNS} for _ in range(5)])
@@ -294,7 +294,7 @@ def test_counted_rows_also_train_the_uncounted_case(table: pd.DataFrame) -> None
     # each counted row gets a copy as an uncounted row would look: counted and latency
     # columns NaN, the time bound from the analysed counts alone; the same targets
     from ridgeline.learning.columns import with_uncounted_copies
-    from ridgeline.learning.counted import COUNTED_COLUMNS
+    from ridgeline.learning.counted_columns import COUNTED_COLUMNS
 
     has = table["c_has"].to_numpy(float) == 1.0
     assert 0 < has.sum() < len(table)

@@ -231,7 +231,7 @@ def _attach_counts(args: argparse.Namespace, pred: Any, sources: list[Path], kre
     countable, notes = _countable(gpus, mode)
     if not countable:
         return None, notes
-    from ridgeline.learning.counted import run_counts
+    from ridgeline.learning.count_cache import run_counts
 
     try:
         recs, cached = run_counts(folder, pargs, kref.name,

@@ -30,7 +30,7 @@ from ridgeline.evaluation.provenance import provenance
 from ridgeline.evaluation.tasks import EVAL_TASKS, EvalTask
 from ridgeline.hardware import Counts, get_gpu, get_rule
 from ridgeline.learning.confidence import margin_confidence, ridge_margin
-from ridgeline.learning.counted import has_counts
+from ridgeline.learning.counted_columns import has_counts
 
 __all__ = ["load_table", "cv_paper_a", "run_protocols", "PAPER_BEST"]
 

@@ -12,10 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ridgeline.hardware import GPU
-from ridgeline.learning.counted import (
-    COUNTED_COLUMNS,
-    has_counts,
-)
+from ridgeline.learning.counted_columns import COUNTED_COLUMNS, has_counts
 from ridgeline.learning.featvec import GPU_COLUMNS, LAUNCH_COLUMNS, gpu_features
 
 __all__ = ["FEATURES", "SLOW_COLUMNS", "TARGETS", "TIME_ONLY_COLUMNS", "features_frame",

@@ -18,9 +18,7 @@ from ridgeline.learning.columns import (
     roofline_log_ns,
     with_uncounted_copies,
 )
-from ridgeline.learning.counted import (
-    has_counts,
-)
+from ridgeline.learning.counted_columns import has_counts
 from ridgeline.learning.slow_bound import within_slow_bound
 from ridgeline.learning.trees import (
     TreeEnsemble,

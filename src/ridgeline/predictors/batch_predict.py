@@ -32,15 +32,10 @@ from ridgeline.errors import RidgelineError, UnknownNameError
 from ridgeline.hardware import Counts, get_rule, load_catalog, time_lower_bound
 from ridgeline.learning.columns import features_frame
 from ridgeline.learning.confidence import class_confidence
-from ridgeline.learning.counted import (
-    COUNTED_COLUMNS,
-    attach_counted,
-    has_counts,
-    launch_record_features,
-    load_count_runs,
-    record_for,
-    run_program_counts,
-)
+from ridgeline.learning.count_cache import run_program_counts
+from ridgeline.learning.counted import attach_counted, load_count_runs
+from ridgeline.learning.counted_columns import COUNTED_COLUMNS, has_counts, launch_record_features
+from ridgeline.learning.matching import record_for
 from ridgeline.learning.shipped import shipped_model
 from ridgeline.learning.slow_bound import time_notes
 from ridgeline.limits import COUNT_TIMEOUT_S

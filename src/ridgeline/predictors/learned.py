@@ -21,11 +21,8 @@ from ridgeline.hardware import GPU, Counts
 from ridgeline.launch import KernelRef, Launch
 from ridgeline.learning.columns import features_frame
 from ridgeline.learning.confidence import class_confidence
-from ridgeline.learning.counted import (
-    COUNTED_COLUMNS,
-    counted_features,
-    counted_sizes,
-)
+from ridgeline.learning.count_cache import counted_sizes
+from ridgeline.learning.counted_columns import COUNTED_COLUMNS, counted_features
 from ridgeline.learning.featvec import LAUNCH_COLUMNS, launch_features
 from ridgeline.learning.model import CountModel, ExportedCountModel, uses_direct_counts
 from ridgeline.learning.shipped import shipped_model
@@ -37,7 +34,7 @@ __all__ = ["LearnedPredictor"]
 
 class LearnedPredictor(Predictor):
     """Default predictor: analysed counts corrected by the shipped boosted-tree model; with
-    :attr:`counted` (launch records from :func:`ridgeline.learning.counted.run_counts`)
+    :attr:`counted` (launch records from :func:`ridgeline.learning.count_cache.run_counts`)
     FLOPs, integer ops and DRAM bytes come from the counts and time is learned from them."""
 
     name = "learned"
