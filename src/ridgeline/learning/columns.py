@@ -65,7 +65,7 @@ SCHEDULERS_PER_SM = 4
 INSTR_PER_FLOP = 1.0 / 1.5
 
 
-#: columns the slow bound (predictors.slow_bound) reads besides the features: the hot
+#: columns the slow bound (learning.slow_bound) reads besides the features: the hot
 #: address's serial time (log10 ns) and the achievable DRAM bandwidth (log10 bytes/s)
 SLOW_COLUMNS = ["atom_t_ns", "g_bw_ach"]
 
