@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tools.anchor_range import pairs, predicted_rows, stored_range  # noqa: E402
 
 from ridgeline.evaluation.provenance import provenance  # noqa: E402
-from ridgeline.predictors.learned import TIME_RANGE  # noqa: E402
+from ridgeline.learning.model import TIME_RANGE  # noqa: E402
 
 
 def figures(truth: np.ndarray, pred: np.ndarray) -> dict[str, float]:

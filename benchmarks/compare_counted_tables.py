@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ridgeline.predictors.counted import attach_counted, load_counted_table
-from ridgeline.predictors.learned import TABLE_FILE
+from ridgeline.learning.counted import attach_counted, load_counted_table
+from ridgeline.learning.shipped import TABLE_FILE
 
 #: measured column of the feature table -> counted column (both log10(1 + x) once compared)
 QUANTITIES = {"int_ops": "c_int", "flops_sp": "c_sp", "flops_dp": "c_dp",

@@ -4,7 +4,7 @@
 
 `ridgeline predict` gives each predicted class a confidence: a logistic in how far the deciding
 intensity lies from its ridge (log10), one for rows whose counts come from CPU execution and
-one for rows whose counts are learned (`ridgeline.predictors.learned.CONFIDENCE`). This
+one for rows whose counts are learned (`ridgeline.learning.confidence.CONFIDENCE`). This
 benchmark runs the program-grouped 5-fold CV of `ridgeline eval` (seed 4839) on the shipped
 feature table, fits both logistics by maximum likelihood on its predictions (the figures to
 put in CONFIDENCE), and checks them held out: fitted on the programs of four folds of a second
@@ -24,8 +24,9 @@ import numpy as np
 
 from ridgeline.datasets import group_kfold
 from ridgeline.evaluation import hecbench_eval as he
-from ridgeline.predictors.counted import attach_counted
-from ridgeline.predictors.learned import CONFIDENCE
+from ridgeline.evaluation.out_of_program import prepared_rows
+from ridgeline.learning.confidence import CONFIDENCE
+from ridgeline.learning.counted import attach_counted
 
 
 def _logistic(p: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -55,7 +56,7 @@ def main() -> int:
     args = ap.parse_args()
     table = attach_counted(he.load_table())
     pred = he.run_protocols(table, 5, args.seed, which=("cv",))["cv"]["_pred"]
-    full = he._prepared(table)
+    full = prepared_rows(table)
     hb = full[full["dataset"] == "hecbench"].reset_index(drop=True)
     margin, right, keep, has = he.class_outcomes(hb, pred)
     held_out = np.full(len(hb), np.nan)

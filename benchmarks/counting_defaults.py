@@ -37,8 +37,8 @@ from ridgeline.datasets import load
 from ridgeline.datasets.sealed import is_sealed
 from ridgeline.errors import RidgelineError
 from ridgeline.hardware import get_gpu
+from ridgeline.learning.count_wait import expected_kernels
 from ridgeline.limits import COUNT_TIMEOUT_S
-from ridgeline.predictors.count_wait import expected_kernels
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "external" / "gpuFLOPBench" / "src"
@@ -126,8 +126,9 @@ def recheck(results: dict[tuple[str, str], dict[str, Any]], src_root: Path
 def count_one(src: str, args: str, rows: pd.DataFrame, src_root: Path,
               timeout: float) -> dict[str, Any]:
     """One program run as the batch makes it, and each of its rows' outcome."""
+    from ridgeline.learning.count_cache import run_program_counts
+    from ridgeline.learning.matching import record_for
     from ridgeline.predictors.batch_predict import first_error_line
-    from ridgeline.predictors.counted import record_for, run_program_counts
 
     rec: dict[str, Any] = {"source": src, "args": args, "sealed": is_sealed(src)}
     t0 = time.monotonic()
@@ -231,7 +232,7 @@ def main() -> None:
                                          "record failed with this cause")
     p.add_argument("--rerun-unwaited", action="store_true",
                    help="run again the development programs whose run waits for no kernel "
-                        "name (ridgeline.predictors.count_wait), after a change there")
+                        "name (ridgeline.learning.count_wait), after a change there")
     p.add_argument("--summary", help="report: write the summary JSON here")
     p.add_argument("--dev-only", action="store_true",
                    help="report: development programs only (while developing)")

@@ -20,7 +20,7 @@ import pandas as pd
 
 from ridgeline.counting.omp import omp_device_int_ops
 from ridgeline.datasets.sealed import is_sealed
-from ridgeline.predictors.counted import launched_threads
+from ridgeline.learning.matching import launched_threads
 
 #: the targets of the counting-with-defaults work
 TARGETS = {"pair_coverage": 0.95, "flops_within_5pct": 0.95, "dram_within_2x": 0.92,

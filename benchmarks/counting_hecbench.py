@@ -28,19 +28,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ridgeline.analysis.srcscan import TEMPLATE_FRAGMENT
 from ridgeline.counting.omp import omp_device_int_ops
 from ridgeline.datasets import load
 from ridgeline.hardware import Counts, get_gpu, get_rule
-from ridgeline.predictors.counted import (
-    DEFAULT_BUILD,
+from ridgeline.learning.counted import DEFAULT_BUILD, merge_launches, run_record
+from ridgeline.learning.matching import (
     REGION_TAIL_MATCHES,
-    TEMPLATE_FRAGMENT,
     by_instance,
     by_size_rank,
     launched_threads,
     match_kernel,
-    merge_launches,
-    run_record,
     shape_key,
 )
 

@@ -22,15 +22,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from ridgeline.predictors.counted import (
+from ridgeline.learning.counted import (
     COUNTED_FILE,
     RUNS_FILE,
     attach_counted,
     build_count_runs,
     build_counted_table,
-    has_counts,
 )
-from ridgeline.predictors.learned import TABLE_FILE
+from ridgeline.learning.counted_columns import has_counts
+from ridgeline.learning.shipped import TABLE_FILE
 
 
 def main(argv: list[str]) -> int:

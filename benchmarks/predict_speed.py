@@ -38,7 +38,8 @@ def main() -> None:
     from ridgeline.cli.predict import sample_dir
     from ridgeline.hardware import get_gpu
     from ridgeline.launch import KernelRef, Launch
-    from ridgeline.predictors.learned import LearnedPredictor, shipped_model
+    from ridgeline.learning.shipped import shipped_model
+    from ridgeline.predictors.learned import LearnedPredictor
 
     t = time.perf_counter()
     shipped_model()

@@ -3,7 +3,7 @@ and what the launches that do have (atomics on one address, a serial loop, a tin
 
     python benchmarks/slow_bound.py [--cache DIR] [--sealed] [--json OUT.json]
 
-Slow bound (:func:`ridgeline.predictors.slow_bound.slowest_plausible_ns`): launch overhead plus
+Slow bound (:func:`ridgeline.learning.slow_bound.slowest_plausible_ns`): launch overhead plus
 DRAM bytes at 5% of the GPU's achievable bandwidth plus each precision's operations at 5% of
 its peak, summed, for the predicted counts of the row. Checked
 on the HeCBench rows of the shipped feature table:
@@ -35,17 +35,18 @@ import numpy as np
 import pandas as pd
 
 from ridgeline.datasets import sealed_mask
-from ridgeline.evaluation.hecbench_eval import _prepared, load_table
+from ridgeline.evaluation.hecbench_eval import load_table
 from ridgeline.evaluation.oop_predictions import (
     development_predictions,
     sealed_predictions,
     with_loader_measurements,
 )
+from ridgeline.evaluation.out_of_program import prepared_rows
 from ridgeline.evaluation.provenance import provenance
 from ridgeline.hardware import get_gpu
-from ridgeline.predictors.counted import has_counts
-from ridgeline.predictors.learned import shipped_model
-from ridgeline.predictors.slow_bound import (
+from ridgeline.learning.counted_columns import has_counts
+from ridgeline.learning.shipped import shipped_model
+from ridgeline.learning.slow_bound import (
     REASONS,
     SLOW_SHARE,
     slow_reasons,
@@ -121,7 +122,7 @@ def figures(rows: pd.DataFrame, pred: pd.DataFrame) -> dict[str, Any]:
 
 
 def _shipped(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    full = _prepared(table)
+    full = prepared_rows(table)
     hb = full[full["dataset"] == "hecbench"].reset_index(drop=True)
     return hb, shipped_model().predict(hb)
 

@@ -36,8 +36,10 @@ import pandas as pd
 
 from ridgeline import datasets
 from ridgeline.evaluation import hecbench_eval as he
+from ridgeline.evaluation.out_of_program import set_model_params
 from ridgeline.hardware import get_gpu
-from ridgeline.predictors.counted import attach_counted, has_counts
+from ridgeline.learning.counted import attach_counted
+from ridgeline.learning.counted_columns import has_counts
 
 #: counted column (log10(1 + x)) <- measured target
 _MEASURED = {"c_sp": "flops_sp", "c_dp": "flops_dp", "c_hp": "flops_hp", "c_int": "int_ops",
@@ -106,8 +108,8 @@ def with_profiler_metrics(table: pd.DataFrame, data_dir: str | None = None) -> p
       (what a perfect instruction counter gives, no GPU needed);
     - ``p_t_cycles``: the same instructions at the IPC and active share the profiler measured
       (what only the GPU shows)."""
-    from ridgeline.predictors.learned import SCHEDULERS_PER_SM
-    from ridgeline.predictors.training import with_gpu_features
+    from ridgeline.learning.columns import SCHEDULERS_PER_SM
+    from ridgeline.learning.training import with_gpu_features
 
     ncu = datasets.load("ncu-imix", data_dir).rename(columns={
         "Block Size": "block_size", "Grid Size": "grid_size"})
@@ -163,11 +165,11 @@ def cycle_agreement(rows: pd.DataFrame) -> dict[str, dict[str, float]]:
 
 def _time_figures(table: pd.DataFrame, seed: int,
                   extra: tuple[str, ...] = ()) -> dict[str, dict[str, float]]:
-    he.set_model_params(extra_features=extra)
+    set_model_params(extra_features=extra)
     try:
         res = he.run_protocols(table, 5, seed, which=("cv",))["cv"]
     finally:
-        he.set_model_params()
+        set_model_params()
     return {g: {k: float(v) for k, v in s["time_learned"].items()
                 if isinstance(v, int | float)}
             for g, s in res.items() if not g.startswith("_")}

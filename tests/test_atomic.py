@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ridgeline._atomic import atomic_path, write_text_atomic
-from ridgeline.predictors.counted import _cache_read, _cache_write
+from ridgeline.learning.count_cache import _cache_read, _cache_write
 
 _RECORDS = 200  # ~20 KB an entry: big enough that a torn read would be seen
 

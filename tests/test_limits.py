@@ -9,10 +9,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from ridgeline.analysis import argeval, srcscan
+from ridgeline.analysis import macros as preprocessor
 from ridgeline.cli import main
 from ridgeline.errors import UsageError
 from ridgeline.limits import max_source_bytes, parse_timeout
-from ridgeline.predictors import argeval, srcscan
 from ridgeline.predictors.batch import analyze_rows
 from ridgeline.sources import clang_available
 
@@ -68,11 +69,11 @@ def test_doubling_macro_in_a_host_expression_stops_quickly() -> None:
 
 def test_macro_expansion_stops_at_the_size_limit_with_a_warning(
         monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
-    monkeypatch.setattr(srcscan, "MAX_EXPANDED_BYTES", 40_000)
-    macros = srcscan.fn_macros({"a.cu": "#define F(x) x + x + x + x + x + x + x + x\n"})
+    monkeypatch.setattr(preprocessor, "MAX_EXPANDED_BYTES", 40_000)
+    macros = preprocessor.fn_macros({"a.cu": "#define F(x) x + x + x + x + x + x + x + x\n"})
     text = "int y = F(1);\n" * 2000
     with caplog.at_level(logging.WARNING):
-        out = srcscan.expand_fn_macros(text, macros)
+        out = preprocessor.expand_fn_macros(text, macros)
     assert len(text) < len(out) <= 40_000
     assert "F(1)" in out and "1 + 1" in out  # partly expanded, the rest left as written
     assert any("macro expansion stopped" in r.message for r in caplog.records)
@@ -110,7 +111,7 @@ def test_declarator_patterns_read_a_long_word_once_with_the_same_matches() -> No
     import random
     import re
 
-    from ridgeline.predictors import declscan
+    from ridgeline.analysis import declscan
     from ridgeline.sources import program
 
     t = time.monotonic()

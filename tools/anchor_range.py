@@ -28,11 +28,14 @@ import pandas as pd
 
 from ridgeline.datasets.sealed import is_sealed, sealed_mask
 from ridgeline.hardware import load_catalog
+from ridgeline.learning.columns import features_frame
+from ridgeline.learning.counted import attach_counted
+from ridgeline.learning.counted_columns import COUNTED_COLUMNS, has_counts
+from ridgeline.learning.featvec import LAUNCH_COLUMNS
+from ridgeline.learning.model import TIME_RANGE
+from ridgeline.learning.shipped import TABLE_FILE, shipped_model
+from ridgeline.learning.training import train_from_table
 from ridgeline.predictors.anchored import RANGE_FILE
-from ridgeline.predictors.counted import COUNTED_COLUMNS, attach_counted, has_counts
-from ridgeline.predictors.featvec import LAUNCH_COLUMNS
-from ridgeline.predictors.learned import TABLE_FILE, TIME_RANGE, features_frame, shipped_model
-from ridgeline.predictors.training import train_from_table
 
 KEY = ["source", "kernel", "exe_args", "grid_size", "block_size"]
 

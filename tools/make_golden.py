@@ -124,8 +124,8 @@ def _table() -> Any:
 def part_predictions() -> dict[str, Any]:
     import numpy as np
 
-    from ridgeline.predictors.learned import shipped_model
-    from ridgeline.predictors.training import with_gpu_features
+    from ridgeline.learning.shipped import shipped_model
+    from ridgeline.learning.training import with_gpu_features
 
     table = _table()
     y = shipped_model().predict(with_gpu_features(table))
@@ -151,8 +151,8 @@ def model_content(data: bytes) -> str:
 
 
 def part_fresh_fit() -> dict[str, Any]:
-    from ridgeline.predictors.learned import MODEL_FILE
-    from ridgeline.predictors.training import train_from_table
+    from ridgeline.learning.shipped import MODEL_FILE
+    from ridgeline.learning.training import train_from_table
 
     with _one_thread():
         model = train_from_table(_table())

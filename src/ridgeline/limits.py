@@ -1,7 +1,7 @@
 """Bounds on what the front ends read and do with one source file, in one place.
 
 Every front end (libclang in :mod:`ridgeline.sources`, the text front end in
-:mod:`ridgeline.predictors.srcscan`) refuses a file over :func:`max_source_bytes` with the same
+:mod:`ridgeline.analysis.srcscan`) refuses a file over :func:`max_source_bytes` with the same
 :class:`~ridgeline.errors.SourceTooLargeError`, never cuts it. The environment variables named
 below raise or lower a limit for one run.
 """

@@ -8,10 +8,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from ridgeline.evaluation.hecbench_eval import cv_paper_a, run_protocols, set_model_params
+from ridgeline.evaluation.hecbench_eval import cv_paper_a, run_protocols
+from ridgeline.evaluation.out_of_program import set_model_params
 from ridgeline.evaluation.provenance import provenance
 from ridgeline.evaluation.report import write_report
-from ridgeline.predictors.learned import TABLE_FILE
+from ridgeline.learning.shipped import TABLE_FILE
 
 
 @pytest.fixture(scope="module")

@@ -132,13 +132,13 @@ def test_fp16_constant_loads_are_told_from_half_arithmetic(rows: pd.DataFrame,
 @pytest.mark.slow
 def test_task_figures_on_a_slice(data_dir: Path, tmp_path: Path,
                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    from ridgeline.evaluation.hecbench_eval import set_model_params
     from ridgeline.evaluation.oop_predictions import (
         development_predictions,
         with_loader_measurements,
     )
+    from ridgeline.evaluation.out_of_program import set_model_params
     from ridgeline.evaluation.sc26_eval import FP16_ARITH, split_figures, write_report
-    from ridgeline.predictors.learned import TABLE_FILE
+    from ridgeline.learning.shipped import TABLE_FILE
 
     monkeypatch.setenv("RIDGELINE_DATA", str(data_dir))
     with resources.files("ridgeline").joinpath("models", TABLE_FILE).open("rb") as fh:

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from ridgeline.analysis.kernel import analyze_launch
 from ridgeline.errors import KernelNotFoundError, LaunchError
 from ridgeline.hardware import get_gpu
 from ridgeline.launch import KernelRef, Launch
-from ridgeline.predictors.analysis import analyze_launch
 from ridgeline.predictors.analytic import AnalyticPredictor
 
 

@@ -11,14 +11,12 @@ import pytest
 
 from ridgeline.cli import main
 from ridgeline.counting.records import DRAM_MODEL
-from ridgeline.predictors.counted import (
-    COUNTED_COLUMNS,
-    attach_counted,
-    build_counted_table,
+from ridgeline.learning.counted import attach_counted, build_counted_table
+from ridgeline.learning.counted_columns import COUNTED_COLUMNS, launch_record_features
+from ridgeline.learning.matching import (
     by_size_rank,
     demangle,
     fragment_in,
-    launch_record_features,
     launched_threads,
     match_kernel,
     pick_launch,
@@ -134,7 +132,7 @@ def test_a_later_run_adds_the_longest_thread_without_replacing_counts(tmp_path: 
 def test_thread_work_from_a_run_that_named_the_instantiation() -> None:
     # counting results from before runs named the instantiation take the later run's fields
     # when it launched one instantiation of the kernel at those sizes, none when it launched two
-    from ridgeline.predictors.counted import with_thread_work
+    from ridgeline.learning.counted import with_thread_work
 
     sized = {"kernel": "k", "grid": [4, 1, 1], "block": [64, 1, 1]}
     old = {**sized, "flops_sp": 7.0}
@@ -477,8 +475,10 @@ def test_predict_count_always_uses_cpu_execution(
 def test_model_fits_without_any_counted_rows() -> None:
     from importlib import resources
 
-    from ridgeline.predictors.learned import FEATURES, TABLE_FILE, TARGETS, CountModel
-    from ridgeline.predictors.training import with_gpu_features
+    from ridgeline.learning.columns import FEATURES, TARGETS
+    from ridgeline.learning.model import CountModel
+    from ridgeline.learning.shipped import TABLE_FILE
+    from ridgeline.learning.training import with_gpu_features
 
     with resources.files("ridgeline").joinpath("models", TABLE_FILE).open("rb") as fh:
         t = pd.read_parquet(fh)

@@ -8,24 +8,14 @@ import pytest
 
 from ridgeline.errors import NotFittedError, SchemaError, UsageError
 from ridgeline.hardware import Counts, get_gpu, get_rule
-from ridgeline.predictors.counted import COUNTED_COLUMNS
-from ridgeline.predictors.featvec import LAUNCH_COLUMNS
-from ridgeline.predictors.learned import (
-    CONFIDENCE,
-    FEATURES,
-    TABLE_FILE,
-    TARGETS,
-    CountModel,
-    ExportedCountModel,
-    LearnedPredictor,
-    _offset,
-    class_confidence,
-    features_frame,
-    ridge_margin,
-    shipped_model,
-    use_slow_bound,
-)
-from ridgeline.predictors.training import with_gpu_features
+from ridgeline.learning.columns import FEATURES, TARGETS, features_frame
+from ridgeline.learning.confidence import CONFIDENCE, class_confidence, ridge_margin
+from ridgeline.learning.counted_columns import COUNTED_COLUMNS
+from ridgeline.learning.featvec import LAUNCH_COLUMNS
+from ridgeline.learning.model import CountModel, ExportedCountModel, _offset, use_slow_bound
+from ridgeline.learning.shipped import TABLE_FILE, shipped_model
+from ridgeline.learning.training import with_gpu_features
+from ridgeline.predictors.learned import LearnedPredictor
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +40,7 @@ def test_fit_predict_and_numpy_export_agree(table: pd.DataFrame) -> None:
 
 
 def test_bagged_members_are_averaged(table: pd.DataFrame) -> None:
-    from ridgeline.predictors.trees import average_ensembles, export_hgb
+    from ridgeline.learning.trees import average_ensembles, export_hgb
 
     m = CountModel(max_iter=20, bags=3).fit(table[FEATURES], table[TARGETS])
     members = m.models_["dram_bytes"]
@@ -92,7 +82,7 @@ def test_time_is_fitted_at_its_quantile_and_the_counts_at_the_median(
 
 def test_the_time_range_comes_from_held_out_programs_and_ships_with_the_model(
         table: pd.DataFrame) -> None:
-    from ridgeline.predictors.learned import TIME_RANGE, _with_time_range
+    from ridgeline.learning.model import TIME_RANGE, _with_time_range
 
     groups = table["program"].to_numpy()
     m = CountModel(max_iter=30, bags=2).fit(table[FEATURES], table[TARGETS], groups=groups)
@@ -129,7 +119,7 @@ def test_the_time_range_comes_from_held_out_programs_and_ships_with_the_model(
 def test_the_count_models_never_see_the_time_only_columns(table: pd.DataFrame) -> None:
     # the longest thread and the warps' issue factor change the time model only: with them
     # scrambled the counts are predicted to the last bit as before, the time is not
-    from ridgeline.predictors.learned import TIME_ONLY_COLUMNS
+    from ridgeline.learning.columns import TIME_ONLY_COLUMNS
 
     assert set(TIME_ONLY_COLUMNS) <= set(FEATURES)
     rng = np.random.default_rng(0)
@@ -206,8 +196,8 @@ def test_counted_openmp_rows_get_the_gpu_runtime_integer_work() -> None:
         OMP_DEVICE_INT_PER_THREAD,
         OMP_DEVICE_INT_PER_THREAD_NO_LOOP,
     )
-    from ridgeline.predictors.counted import COUNTED_COLUMNS
-    from ridgeline.predictors.featvec import LAUNCH_COLUMNS
+    from ridgeline.learning.counted_columns import COUNTED_COLUMNS
+    from ridgeline.learning.featvec import LAUNCH_COLUMNS
 
     threads = 4096 * 128
     nan = float("nan")
@@ -235,9 +225,9 @@ def test_latency_bound_exceeds_the_roofline_for_a_launch_too_small_to_hide_laten
     # 1e9 integer ops: over one block of 256 threads every thread issues ~4e6 dependent
     # instructions at a fraction of a scheduler's rate; over 2^20 threads the same work fills
     # the GPU and the latency bound falls to the issue-rate time, under the roofline bound
-    from ridgeline.predictors.counted import COUNTED_COLUMNS
-    from ridgeline.predictors.featvec import LAUNCH_COLUMNS
-    from ridgeline.predictors.learned import ISSUE_LATENCY_CYCLES
+    from ridgeline.learning.columns import ISSUE_LATENCY_CYCLES
+    from ridgeline.learning.counted_columns import COUNTED_COLUMNS
+    from ridgeline.learning.featvec import LAUNCH_COLUMNS
 
     rows = pd.DataFrame([{c: 0.0 for c in LAUNCH_COLUMNS + COUNTED_COLUMNS} for _ in range(3)])
     rows["a_launched"] = np.log10(1 + np.array([256.0, 2.0 ** 20, 256.0]))
@@ -272,9 +262,9 @@ def test_atomics_on_one_address_bound_a_counted_launchs_time() -> None:
     # The same number of integer atomics on one counter go 32 (a warp's) at a time. Without
     # such atomics (0), with the count unknown (NaN) or without counts, the roofline bound
     # stands
-    from ridgeline.predictors.counted import COUNTED_COLUMNS
-    from ridgeline.predictors.featvec import LAUNCH_COLUMNS
-    from ridgeline.predictors.learned import ATOMIC_FP_CYCLES, ATOMIC_INT_WARP_CYCLES
+    from ridgeline.learning.columns import ATOMIC_FP_CYCLES, ATOMIC_INT_WARP_CYCLES
+    from ridgeline.learning.counted_columns import COUNTED_COLUMNS
+    from ridgeline.learning.featvec import LAUNCH_COLUMNS
 
     rows = pd.DataFrame([{c: 0.0 for c in LAUNCH_COLUMNS + COUNTED_COLUMNS} for _ in range(5)])
     rows["a_launched"] = np.log10(1 + 65536.0)
@@ -303,12 +293,12 @@ def test_atomics_on_one_address_bound_a_counted_launchs_time() -> None:
 def test_counted_rows_also_train_the_uncounted_case(table: pd.DataFrame) -> None:
     # each counted row gets a copy as an uncounted row would look: counted and latency
     # columns NaN, the time bound from the analysed counts alone; the same targets
-    from ridgeline.predictors.counted import COUNTED_COLUMNS
-    from ridgeline.predictors.learned import _with_uncounted_copies
+    from ridgeline.learning.columns import with_uncounted_copies
+    from ridgeline.learning.counted_columns import COUNTED_COLUMNS
 
     has = table["c_has"].to_numpy(float) == 1.0
     assert 0 < has.sum() < len(table)
-    X, Y = _with_uncounted_copies(table[FEATURES], table[TARGETS])
+    X, Y = with_uncounted_copies(table[FEATURES], table[TARGETS])
     assert len(X) == len(Y) == len(table) + has.sum()
     copies = X.iloc[len(table):]
     assert copies[COUNTED_COLUMNS + ["lat_t_ns"]].isna().all().all()

@@ -10,8 +10,8 @@ import pytest
 
 from ridgeline.cli import main
 from ridgeline.hardware import Counts, get_gpu
+from ridgeline.learning.confidence import class_confidence
 from ridgeline.predictors.batch_predict import PRED_COLUMNS
-from ridgeline.predictors.learned import class_confidence
 
 
 def test_predict_sample_several_gpus_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -146,7 +146,8 @@ def test_train_refit_from_table(tmp_path: Path, capsys: pytest.CaptureFixture[st
     model predicts; a missing table is a clear error."""
     from importlib import resources
 
-    from ridgeline.predictors.learned import MODEL_FILE, TABLE_FILE, ExportedCountModel
+    from ridgeline.learning.model import ExportedCountModel
+    from ridgeline.learning.shipped import MODEL_FILE, TABLE_FILE
 
     shipped = pd.read_parquet(Path(str(resources.files("ridgeline").joinpath("models")))
                               / TABLE_FILE)

@@ -231,7 +231,7 @@ def _attach_counts(args: argparse.Namespace, pred: Any, sources: list[Path], kre
     countable, notes = _countable(gpus, mode)
     if not countable:
         return None, notes
-    from ridgeline.predictors.counted import run_counts
+    from ridgeline.learning.count_cache import run_counts
 
     try:
         recs, cached = run_counts(folder, pargs, kref.name,
@@ -276,7 +276,7 @@ def _countable(gpus: list[Any], mode: str) -> tuple[list[Any], dict[str, list[st
 
 
 def _print(preds: list[Any], pargs: str) -> None:
-    from ridgeline.predictors.learned import TIME_RANGE
+    from ridgeline.learning.model import TIME_RANGE
 
     first = preds[0]
     print(f"kernel {first.kernel}  args {pargs!r}  predictor {first.predictor}")
@@ -337,7 +337,7 @@ def run_batch(args: argparse.Namespace) -> int:
 def run_train(args: argparse.Namespace) -> int:
     import json
 
-    from ridgeline.predictors.learned import TABLE_FILE
+    from ridgeline.learning.shipped import TABLE_FILE
     from ridgeline.workflows import train
 
     if args.from_table is not None:

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ridgeline import datasets
-from ridgeline.predictors.counted import demangle
+from ridgeline.learning.matching import demangle
 
 __all__ = ["FP16_ARITHMETIC", "fp16_constant_only", "fp16_elsewhere_zero", "fp16_not_arithmetic"]
 

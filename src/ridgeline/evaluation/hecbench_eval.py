@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,14 +21,18 @@ import pandas as pd
 
 from ridgeline.datasets import group_kfold
 from ridgeline.evaluation.metrics import classification, regression
+from ridgeline.evaluation.out_of_program import (
+    fit_rows,
+    out_of_program_predictions,
+    prepared_rows,
+)
 from ridgeline.evaluation.provenance import provenance
 from ridgeline.evaluation.tasks import EVAL_TASKS, EvalTask
 from ridgeline.hardware import Counts, get_gpu, get_rule
-from ridgeline.predictors.counted import has_counts
-from ridgeline.predictors.learned import TARGETS, fit_table, margin_confidence, ridge_margin
-from ridgeline.predictors.training import with_gpu_features
+from ridgeline.learning.confidence import margin_confidence, ridge_margin
+from ridgeline.learning.counted_columns import has_counts
 
-__all__ = ["load_table", "cv_paper_a", "run_protocols", "PAPER_BEST", "set_model_params"]
+__all__ = ["load_table", "cv_paper_a", "run_protocols", "PAPER_BEST"]
 
 PAPER_BEST = {"accuracy": 0.641, "macro_f1": 0.623, "mcc": 0.314}
 _COUNT_COLS = ["flops_sp", "flops_dp", "flops_hp", "int_ops", "dram_bytes"]
@@ -43,20 +46,10 @@ def load_table(sources: str | None = None, data_dir: str | None = None) -> pd.Da
         return build_table(sources, data_dir)
     from importlib import resources
 
-    from ridgeline.predictors.learned import TABLE_FILE
+    from ridgeline.learning.shipped import TABLE_FILE
 
     with resources.files("ridgeline").joinpath("models", TABLE_FILE).open("rb") as fh:
         return pd.read_parquet(fh)
-
-
-def _prepared(table: pd.DataFrame) -> pd.DataFrame:
-    t = table[table["error"].fillna("") == ""].reset_index(drop=True)
-    full = with_gpu_features(t)
-    for c in ("dataset", "program", "source", "kernel", "gpu", "label", "model_type"):
-        full[c] = t[c].to_numpy()
-    for c in TARGETS:
-        full["m_" + c] = t[c].to_numpy(float)
-    return full
 
 
 def _classes(counts: pd.DataFrame, gpus: pd.Series, rule: str = "paper-a") -> list[str]:
@@ -74,41 +67,11 @@ def _analytic(test: pd.DataFrame) -> pd.DataFrame:
                          for k, v in cols.items()})
 
 
-_MODEL_KW: dict[str, Any] = {}
-
-
-def _train(train: pd.DataFrame) -> Any:
-    y = train[["m_" + t for t in TARGETS]].rename(columns=lambda c: c[2:])
-    return fit_table(pd.concat([train.drop(columns=[c for c in TARGETS if c in train]), y],
-                               axis=1), **_MODEL_KW)
-
-
-def set_model_params(**kw: Any) -> None:
-    """CountModel hyperparameters used by the protocols (default: CountModel's)."""
-    _MODEL_KW.clear()
-    _MODEL_KW.update(kw)
-
-
-def _fold_predict(full: pd.DataFrame, test_rows: pd.DataFrame,
-                  splits: Iterator[tuple[np.ndarray, np.ndarray]],
-                  train_mask: Callable[[pd.DataFrame, set[str]], np.ndarray]) -> pd.DataFrame:
-    """Predictions for *test_rows*; each fold's model never saw the fold's programs."""
-    parts = []
-    for _, te in splits:
-        fold = test_rows.iloc[te]
-        progs = set(fold["program"])
-        model = _train(full[train_mask(full, progs)])
-        y = model.predict(fold).set_index(fold.index)
-        parts.append(y)
-    return pd.concat(parts).sort_index()
-
-
 def cv_paper_a(table: pd.DataFrame, folds: int = 5, seed: int = 4839) -> dict[str, Any]:
-    full = _prepared(table)
+    full = prepared_rows(table)
     pa = full[full["dataset"] == "paper-a"].reset_index(drop=True)
     hb = full[full["dataset"] == "hecbench"].reset_index(drop=True)
-    pred = _fold_predict(hb, pa, group_kfold(pa, folds, seed),
-                         lambda f, progs: ~f["program"].isin(progs).to_numpy())
+    pred = out_of_program_predictions(hb, pa, folds, seed)
     y_true = list(pa["label"])
     learned = _classes(pred, pa["gpu"])
     analytic = _classes(_analytic(pa), pa["gpu"])
@@ -212,7 +175,7 @@ def class_outcomes(rows: pd.DataFrame, pred: pd.DataFrame
 
 def calibration(rows: pd.DataFrame, pred: pd.DataFrame) -> dict[str, Any]:
     """How well the stated confidence of the predicted paper-a class
-    (:func:`ridgeline.predictors.learned.class_confidence`) matches the share of rows whose
+    (:func:`ridgeline.learning.confidence.class_confidence`) matches the share of rows whose
     class is right, by confidence bin, for rows with CPU-execution counts and without; with
     the Brier score of each."""
     margin, right, keep, has = class_outcomes(rows, pred)
@@ -242,12 +205,11 @@ def confidence_bins(conf: np.ndarray, right: np.ndarray) -> list[dict[str, float
 
 def run_protocols(table: pd.DataFrame, folds: int = 5, seed: int = 4839,
                   which: tuple[str, ...] = ("cv", "logo", "unseen")) -> dict[str, Any]:
-    full = _prepared(table)
+    full = prepared_rows(table)
     hb = full[full["dataset"] == "hecbench"].reset_index(drop=True)
     res: dict[str, Any] = {}
     if "cv" in which:
-        pred = _fold_predict(hb, hb, group_kfold(hb, folds, seed),
-                             lambda f, progs: ~f["program"].isin(progs).to_numpy())
+        pred = out_of_program_predictions(hb, hb, folds, seed)
         res["cv"] = {"all": _summ(hb, pred), "_pred": pred,
                      "_calibration": calibration(hb, pred)}
         for g in sorted(hb["gpu"].unique()):
@@ -257,16 +219,13 @@ def run_protocols(table: pd.DataFrame, folds: int = 5, seed: int = 4839,
         res["logo"] = {}
         for g in sorted(hb["gpu"].unique()):
             test = hb[hb["gpu"] == g]
-            model = _train(hb[hb["gpu"] != g])
+            model = fit_rows(hb[hb["gpu"] != g])
             res["logo"][g] = _summ(test, model.predict(test).set_index(test.index))
     if "unseen" in which:
         res["unseen"] = {}
         for g in sorted(hb["gpu"].unique()):
             test = hb[hb["gpu"] == g].reset_index(drop=True)
-            def mask(f: pd.DataFrame, progs: set[str], g: str = g) -> np.ndarray:
-                return ((f["gpu"] != g) & ~f["program"].isin(progs)).to_numpy()
-
-            pred = _fold_predict(hb, test, group_kfold(test, folds, seed), mask)
+            pred = out_of_program_predictions(hb[hb["gpu"] != g], test, folds, seed)
             res["unseen"][g] = _summ(test, pred)
     return res
 

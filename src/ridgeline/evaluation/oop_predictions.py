@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 
 from ridgeline import datasets
-from ridgeline.datasets import group_kfold, sealed_mask
+from ridgeline.datasets import sealed_mask
 from ridgeline.errors import SchemaError
-from ridgeline.evaluation import hecbench_eval as hb_eval
+from ridgeline.evaluation.out_of_program import out_of_program_predictions, prepared_rows
 
 __all__ = ["MEASURED_COLUMNS", "with_loader_measurements", "development_predictions",
            "sealed_predictions"]
@@ -56,19 +56,16 @@ def development_predictions(table: pd.DataFrame, folds: int = 5, seed: int = 483
                             ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(rows, predictions) of the development programs' HeCBench rows, each predicted by the
     fold model that did not see its program (``hecbench`` task's CV)."""
-    full = hb_eval._prepared(table[~sealed_mask(table)].reset_index(drop=True))
+    full = prepared_rows(table[~sealed_mask(table)].reset_index(drop=True))
     hb = full[full["dataset"] == "hecbench"].reset_index(drop=True)
-    pred = hb_eval._fold_predict(hb, hb, group_kfold(hb, folds, seed),
-                                 lambda f, progs: ~f["program"].isin(progs).to_numpy())
-    return hb, pred
+    return hb, out_of_program_predictions(hb, hb, folds, seed)
 
 
 def sealed_predictions(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(rows, predictions) of the sealed programs' HeCBench rows, from one model trained on
     every development HeCBench row."""
-    full = hb_eval._prepared(table)
+    full = prepared_rows(table)
     seal = sealed_mask(full)
     hb = (full["dataset"] == "hecbench").to_numpy()
     test = full[hb & seal].reset_index(drop=True)
-    model = hb_eval._train(full[hb & ~seal])
-    return test, model.predict(test).set_index(test.index)
+    return test, out_of_program_predictions(full[hb & ~seal], test)

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ridgeline.evaluation.plots import confusion_plot, roofline_chart, time_scatter
-from ridgeline.predictors.learned import TIME_RANGE
+from ridgeline.learning.model import TIME_RANGE
 
 __all__ = ["write_report", "class_row", "time_row"]
 
@@ -97,7 +97,7 @@ def _calibration_section(cal: dict[str, Any]) -> list[str]:
              "Here is that figure against the share of rows whose class was right, by "
              "confidence bin, for rows with CPU-execution counts and rows whose counts are "
              "learned. The confidence's two logistics were fitted on these predictions (four "
-             "numbers, `predictors.learned.CONFIDENCE`); `benchmarks/confidence_calibration.py` "
+             "numbers, `learning.confidence.CONFIDENCE`); `benchmarks/confidence_calibration.py` "
              "checks them on programs left out of the fit.", "",
              "| counts | confidence | rows | mean stated | share right |",
              "|---|---|---|---|---|"]
@@ -114,9 +114,9 @@ def _calibration_section(cal: dict[str, Any]) -> list[str]:
 def _plots(out: Path, prot: dict[str, Any], table: pd.DataFrame) -> list[str]:
     if "cv" not in prot or "_pred" not in prot["cv"]:
         return []
-    from ridgeline.evaluation.hecbench_eval import _prepared
+    from ridgeline.evaluation.out_of_program import prepared_rows
 
-    full = _prepared(table)
+    full = prepared_rows(table)
     hb = full[full["dataset"] == "hecbench"].reset_index(drop=True)
     pred = prot["cv"]["_pred"]
     lines = ["## Plots (program-grouped CV predictions)", ""]

@@ -37,7 +37,7 @@ from ridgeline.evaluation.oop_predictions import (
 )
 from ridgeline.evaluation.provenance import provenance
 from ridgeline.evaluation.tasks import EVAL_TASKS, EvalTask
-from ridgeline.predictors.counted import has_counts
+from ridgeline.learning.counted_columns import has_counts
 
 __all__ = ["FP16_ARITH", "split_figures", "run"]
 

@@ -15,6 +15,7 @@ import pandas as pd
 from ridgeline.datasets import sealed_mask
 from ridgeline.evaluation import hecbench_eval as hb_eval
 from ridgeline.evaluation.metrics import classification
+from ridgeline.evaluation.out_of_program import out_of_program_predictions, prepared_rows
 
 __all__ = ["development_rows", "sealed_figures"]
 
@@ -24,36 +25,31 @@ def development_rows(table: pd.DataFrame) -> pd.DataFrame:
     return table[~sealed_mask(table)].reset_index(drop=True)
 
 
-def _predict(train: pd.DataFrame, test: pd.DataFrame) -> pd.DataFrame:
-    model = hb_eval._train(train)
-    return model.predict(test).set_index(test.index)
-
-
 def sealed_figures(table: pd.DataFrame, unseen_gpu: bool = True) -> dict[str, Any]:
     """Paper-A class, and class and time per GPU, on the sealed programs' rows; with
     *unseen_gpu*, also per GPU from a model that saw no row of that GPU (one fit per GPU)."""
     in_table = sealed_mask(table)
     out: dict[str, Any] = {"programs": int(table.loc[in_table, "program"].nunique()),
                            "development_programs": int(table.loc[~in_table, "program"].nunique())}
-    full = hb_eval._prepared(table)  # the rows that could be analysed
+    full = prepared_rows(table)  # the rows that could be analysed
     seal = sealed_mask(full)
     hb = full["dataset"] == "hecbench"
     dev_hb = full[hb & ~seal]
     pa = full[(full["dataset"] == "paper-a") & seal]
     if len(pa):
-        pred = _predict(dev_hb, pa)
+        pred = out_of_program_predictions(dev_hb, pa)
         out["paper_a"] = {"rows": len(pa), "programs": int(pa["program"].nunique()),
                           "learned": classification(list(pa["label"]),
                                                     hb_eval._classes(pred, pa["gpu"]))}
     test = full[hb & seal]
     if not len(test):
         return out
-    pred = _predict(dev_hb, test)
+    pred = out_of_program_predictions(dev_hb, test)
     out["sealed"] = {"all": hb_eval._summ(test, pred)}
     for g in sorted(test["gpu"].unique()):
         m = (test["gpu"] == g).to_numpy()
         out["sealed"][g] = hb_eval._summ(test[m], pred[m])
         if unseen_gpu:
             out.setdefault("sealed_unseen_gpu", {})[g] = hb_eval._summ(
-                test[m], _predict(dev_hb[dev_hb["gpu"] != g], test[m]))
+                test[m], out_of_program_predictions(dev_hb[dev_hb["gpu"] != g], test[m]))
     return out

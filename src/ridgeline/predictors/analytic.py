@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+from ridgeline.analysis.kernel import KernelAnalysis, analyze_launch
 from ridgeline.errors import LaunchError
 from ridgeline.hardware import GPU
 from ridgeline.launch import KernelRef, Launch
-from ridgeline.predictors.analysis import KernelAnalysis, analyze_launch
 from ridgeline.predictors.base import PREDICTORS, Prediction, Predictor
 
 __all__ = ["AnalyticPredictor", "require_sizes"]

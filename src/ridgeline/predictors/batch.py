@@ -14,11 +14,11 @@ from typing import Any
 
 import pandas as pd
 
+from ridgeline.analysis.kernel import analyze_launch
 from ridgeline.errors import RidgelineError
 from ridgeline.launch import KernelRef, Launch
-from ridgeline.predictors.analysis import analyze_launch
+from ridgeline.learning.featvec import LAUNCH_COLUMNS, launch_features
 from ridgeline.predictors.analytic import require_sizes
-from ridgeline.predictors.featvec import LAUNCH_COLUMNS, launch_features
 from ridgeline.sources.build import ProgramBuild
 
 __all__ = ["analyze_rows", "row_launch"]

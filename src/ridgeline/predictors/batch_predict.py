@@ -6,7 +6,7 @@ pred_bytes_total, pred_xtime_ns, pred_class_paper_a, pred_class_fp, error; then 
 for the learned predictor pred_confidence (how likely the paper-a class is right) and
 pred_xtime_lo_ns / pred_xtime_hi_ns (the range that holds the measured time in
 learned.TIME_RANGE of cases) and pred_time_note (a time brought down to the slowest
-plausible time of its counts, or above it and why: :mod:`ridgeline.predictors.slow_bound`),
+plausible time of its counts, or above it and why: :mod:`ridgeline.learning.slow_bound`),
 and last count_status and count_error: whether the row's counts come from CPU execution and,
 when not, why (:data:`COUNT_STATUSES`; count_error is
 ``<cause>: <first error line>``). Rows are checked before anything runs
@@ -30,21 +30,18 @@ from ridgeline.counting import shipped_gpu
 from ridgeline.datasets import read_strict_csv, require_columns
 from ridgeline.errors import RidgelineError, UnknownNameError
 from ridgeline.hardware import Counts, get_rule, load_catalog, time_lower_bound
+from ridgeline.learning.columns import features_frame
+from ridgeline.learning.confidence import class_confidence
+from ridgeline.learning.count_cache import run_program_counts
+from ridgeline.learning.counted import attach_counted, load_count_runs
+from ridgeline.learning.counted_columns import COUNTED_COLUMNS, has_counts, launch_record_features
+from ridgeline.learning.matching import record_for
+from ridgeline.learning.shipped import shipped_model
+from ridgeline.learning.slow_bound import time_notes
 from ridgeline.limits import COUNT_TIMEOUT_S
 from ridgeline.predictors.batch import analyze_rows
 from ridgeline.predictors.batch_anchor import anchor_columns, anchor_rows
 from ridgeline.predictors.batch_rows import row_problems
-from ridgeline.predictors.counted import (
-    COUNTED_COLUMNS,
-    attach_counted,
-    has_counts,
-    launch_record_features,
-    load_count_runs,
-    record_for,
-    run_program_counts,
-)
-from ridgeline.predictors.learned import class_confidence, features_frame, shipped_model
-from ridgeline.predictors.slow_bound import time_notes
 from ridgeline.sources.build import ProgramBuild
 
 __all__ = ["predict_batch", "predict_rows", "output_columns", "check_settings", "PRED_COLUMNS",

@@ -1,4 +1,5 @@
-"""Build the derived feature table from program sources + ground truth, and fit the model.
+"""Build the derived feature table from program sources + ground truth (fitted by
+:mod:`ridgeline.learning.training`).
 
 The table holds only derived numbers (launch features, measured counts, identifiers), never
 source code, so it may ship inside the package next to the model.
@@ -11,11 +12,10 @@ from pathlib import Path
 import pandas as pd
 
 from ridgeline import datasets
-from ridgeline.hardware import get_gpu
+from ridgeline.learning.columns import TARGETS
 from ridgeline.predictors.batch import analyze_rows
-from ridgeline.predictors.learned import TARGETS, CountModel, features_frame, fit_table
 
-__all__ = ["build_table", "train_from_table", "ID_COLUMNS", "with_gpu_features"]
+__all__ = ["ID_COLUMNS", "build_table"]
 
 #: ``kernel_signature``: the profiler's full kernel name where a dataset has one (paper-a's
 #: ``Kernel Name``, ``void k<float>(T1 *, int)``: which template instantiation), else ""
@@ -46,28 +46,3 @@ def build_table(sources: str | Path, data_dir: str | Path | None = None,
     uniq = pd.concat([uniq, feats], axis=1)
     merged = rows.astype({k: str for k in keys}).merge(uniq, on=keys, how="left")
     return merged
-
-
-def with_gpu_features(table: pd.DataFrame, counted: pd.DataFrame | None = None
-                      ) -> pd.DataFrame:
-    """GPU catalog columns added; counted columns (the shipped counted table, or *counted*)
-    attached when the table lacks them."""
-    if "c_has" not in table or counted is not None:
-        from ridgeline.predictors.counted import attach_counted
-
-        err = table["error"].to_numpy() if "error" in table else None
-        table = attach_counted(table, counted)
-        if err is not None:
-            table["error"] = err
-    gpus = [get_gpu(g) for g in table["gpu"]]
-    launch_cols = [c for c in table.columns if c not in ("error",)]
-    base = table[launch_cols].reset_index(drop=True)
-    full = features_frame(base, gpus)
-    full["error"] = table["error"].fillna("").to_numpy()
-    return full
-
-
-def train_from_table(table: pd.DataFrame, **kw: object) -> CountModel:
-    """Fit on the hecbench rows of a built table (paper-a rows are evaluation only)."""
-    t = with_gpu_features(table[table["dataset"] == "hecbench"])
-    return fit_table(t, **kw)

@@ -8,9 +8,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ridgeline.errors import InputFileError, UsageError
-from ridgeline.evaluation.hecbench_eval import cv_paper_a, set_model_params
-from ridgeline.predictors.learned import MODEL_FILE, TABLE_FILE, save_model
-from ridgeline.predictors.training import build_table, train_from_table
+from ridgeline.evaluation.hecbench_eval import cv_paper_a
+from ridgeline.evaluation.out_of_program import set_model_params
+from ridgeline.learning.shipped import MODEL_FILE, TABLE_FILE, save_model
+from ridgeline.learning.training import train_from_table
+from ridgeline.predictors.training import build_table
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from ridgeline.predictors.srcscan import Param, split_top
+from ridgeline.analysis.srcscan import Param
+from ridgeline.sources._text import split_top_level as split_top
 
 __all__ = ["declared_types"]
 

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from ridgeline.analysis import srcscan
+from ridgeline.analysis.declscan import declared_types
+from ridgeline.analysis.text import match_paren
 from ridgeline.errors import LaunchError
-from ridgeline.predictors import srcscan
 from ridgeline.predictors.base import parse_dim3
-from ridgeline.predictors.declscan import declared_types
-from ridgeline.predictors.srcscan import match_paren
 
 #: growth from n to 4n allowed (linear ~4, quadratic 16)
 MAX_GROWTH = 8.0
@@ -84,9 +84,9 @@ def test_matching_keeps_its_answers() -> None:
 
 
 def test_counting_a_kernel_with_nested_subscripts() -> None:
-    from ridgeline.predictors.argeval import Env
-    from ridgeline.predictors.kernelstats import analyze
-    from ridgeline.predictors.srcscan import Param
+    from ridgeline.analysis.argeval import Env
+    from ridgeline.analysis.kernelstats import analyze
+    from ridgeline.analysis.srcscan import Param
 
     params = [Param("a", "float", True)]
 

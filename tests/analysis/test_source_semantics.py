@@ -8,15 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from ridgeline.analysis.kernel import analyze_launch
+from ridgeline.analysis.macros import expand_fn_macros, fn_macros, resolve_conditionals
+from ridgeline.analysis.srcscan import load_program
 from ridgeline.errors import KernelNotFoundError
 from ridgeline.launch import KernelRef, Launch
-from ridgeline.predictors.analysis import analyze_launch
-from ridgeline.predictors.srcscan import (
-    expand_fn_macros,
-    fn_macros,
-    load_program,
-    resolve_conditionals,
-)
 
 
 def _prog(tmp_path: Path, name: str, text: str) -> Path:

@@ -12,25 +12,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ridgeline.errors import KernelNotFoundError, LaunchError
-from ridgeline.hardware import Counts
-from ridgeline.launch import Dim3, KernelRef, Launch
-from ridgeline.predictors.argeval import TYPE_SIZES, Dim, Env, split_args, try_evaluate
-from ridgeline.predictors.declscan import declared_types
-from ridgeline.predictors.guards import active_threads, spmd_active_threads
-from ridgeline.predictors.hostenv import _cached, _globals, bind_params, host_env
-from ridgeline.predictors.kernelstats import Callees, Stats, analyze, resolve_type
-from ridgeline.predictors.srcscan import (
+from ridgeline.analysis.argeval import Dim, Env, split_args, try_evaluate
+from ridgeline.analysis.declscan import declared_types
+from ridgeline.analysis.guards import active_threads, spmd_active_threads
+from ridgeline.analysis.hostenv import _globals, bind_params, host_env
+from ridgeline.analysis.kernelstats import Stats, analyze
+from ridgeline.analysis.scope import (
+    cuda_footprint,
+    kernel_callees,
+    omp_footprint,
+    scope_pointers,
+    spmd_copies,
+)
+from ridgeline.analysis.srcscan import (
     TEMPLATE_FRAGMENT,
     Function,
     Program,
     load_program,
-    match_paren,
     renamed_kernel,
     source_files,
-    split_top,
 )
-from ridgeline.predictors.srcscan import Launch as Site
+from ridgeline.analysis.srcscan import Launch as Site
+from ridgeline.errors import KernelNotFoundError, LaunchError
+from ridgeline.hardware import Counts
+from ridgeline.launch import Dim3, KernelRef, Launch
 from ridgeline.sources.build import BuildFlags, backend_sources
 from ridgeline.sources.regionname import region_short_name
 
@@ -131,185 +136,6 @@ def _pick_kernel(prog: Program, name: str, launch: Launch) -> tuple[Function, li
     return k, [f"kernel {name!r} is a template fragment; GUESSED {k.name!r} (first kernel)"]
 
 
-_TYPEDEF = re.compile(r"\btypedef\s+(?:const\s+)?([A-Za-z_][\w:]*)\s+([A-Za-z_]\w*)\s*;")
-_USING = re.compile(r"\busing\s+([A-Za-z_]\w*)\s*=\s*(?:const\s+)?([A-Za-z_][\w:]*)\s*;")
-_TEMPLATE = re.compile(r"template\s*<(.*)>", re.S)
-#: Itanium mangling of builtin template arguments (`_Z15upperMaskKernelIiEv...` -> int)
-_MANGLED = {"f": "float", "d": "double", "i": "int", "j": "unsigned", "l": "long",
-            "m": "unsigned long", "x": "long long", "y": "unsigned long long", "s": "short",
-            "t": "unsigned short", "c": "char", "h": "unsigned char", "b": "bool"}
-
-
-def _program_aliases(prog: Program) -> tuple[dict[str, str], str]:
-    """Type names the program defines (typedef, using, object-like macros naming a type) and
-    its dominant floating type (the one template parameters default to); once per program."""
-    aliases, dominant = _cached(("aliases", prog.serial), lambda: _scan_aliases(prog))
-    return dict(aliases), dominant
-
-
-def _scan_aliases(prog: Program) -> tuple[dict[str, str], str]:
-    aliases: dict[str, str] = {}
-    n_float = n_double = 0
-    for text in prog.files.values():
-        for m in _TYPEDEF.finditer(text):
-            aliases.setdefault(m.group(2), m.group(1))
-        for m in _USING.finditer(text):
-            aliases.setdefault(m.group(1), m.group(2))
-        n_float += len(re.findall(r"\bfloat\b", text))
-        n_double += len(re.findall(r"\bdouble\b", text))
-    for name, val in prog.macros.items():  # types (`FP float`) and names (`SQRT sqrtf`)
-        if re.fullmatch(r"[A-Za-z_]\w*", val):
-            aliases.setdefault(name, val)
-    return aliases, "double" if n_double > n_float else "float"
-
-
-def _template_params(qualifiers: str) -> list[str]:
-    m = _TEMPLATE.search(qualifiers)
-    if not m:
-        return []
-    return [p.split()[-1] for p in split_top(m.group(1))
-            if re.match(r"\s*(typename|class)\b", p) and len(p.split()) >= 2]
-
-
-def _callees(prog: Program, fn: Function | None, targs: str = "", mangled: str = "",
-             notes: list[str] | None = None) -> Callees:
-    """Functions a kernel body may call, and its type names: template parameters from the
-    launch's explicit arguments, the mangled region name, or the program's dominant floating
-    type (said in *notes*)."""
-    aliases, dominant = _program_aliases(prog)
-    if fn is not None:
-        params = _template_params(fn.qualifiers)
-        given = [a for a in split_top(targs) if a] if targs else []
-        code = re.search(r"I([a-z])E", mangled) if mangled else None
-        for i, name in enumerate(params):
-            if i < len(given):
-                aliases[name] = given[i]
-            elif i == 0 and code and code.group(1) in _MANGLED:
-                aliases[name] = _MANGLED[code.group(1)]
-            else:
-                aliases[name] = dominant
-                if notes is not None:
-                    notes.append(f"template parameter {name} of {fn.name} taken as {dominant} "
-                                 "(the program's dominant floating type)")
-    functions = {name: fs[0] for name, fs in prog.functions.items()
-                 if not fs[0].is_kernel and name != "main"}
-    return Callees(functions, aliases)
-
-
-def _file_scope(text: str) -> str:
-    """The text outside every brace pair (declarations at file scope)."""
-    out, depth = [], 0
-    for ch in text:
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth = max(0, depth - 1)
-        elif depth == 0:
-            out.append(ch)
-    return "".join(out)
-
-
-def _scope_pointers(prog: Program) -> dict[str, str]:
-    """Arrays and pointers declared at file scope in any of the program's files."""
-    def scan() -> dict[str, str]:
-        out: dict[str, str] = {}
-        for text in prog.files.values():
-            for k, v in declared_types(_file_scope(text), [], arrays=True)[1].items():
-                out.setdefault(k, v)
-        return out
-
-    found: dict[str, str] = _cached(("scope-pointers", prog.serial), scan)
-    return found
-
-
-_MALLOC = re.compile(r"\b(?:cudaMalloc|cudaMallocManaged|hipMalloc)\s*\(\s*"
-                     r"(?:\(\s*\w+\s*\*\s*\*\s*\)\s*)?&\s*([A-Za-z_]\w*)\s*,")
-_MAP_CLAUSE = re.compile(r"\bmap\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
-#: `name[lo:len][...]` in a map clause: a name tried from its word's start only and read
-#: possessively (from every letter of a long word the old pattern reread the word), its
-#: sections without brackets inside (each `[` ends a try)
-_MAP_ITEM = re.compile(r"(?<!\w)(?:(?![A-Za-z_])\w)*+([A-Za-z_]\w*+)((?:\s*\[[^\[\]]*\])+)")
-
-
-def _malloc_sizes(prog: Program, argv: list[str]) -> dict[str, float]:
-    """Device buffer name -> bytes, from every cudaMalloc whose size evaluates."""
-    found: dict[str, float] = _cached(("mallocs", prog.serial, tuple(argv)),
-                                      lambda: _scan_mallocs(prog, argv))
-    return found
-
-
-def _scan_mallocs(prog: Program, argv: list[str]) -> dict[str, float]:
-    sizes: dict[str, float] = {}
-    for fs in prog.functions.values():
-        for f in fs:
-            for m in _MALLOC.finditer(f.body):
-                end = match_paren(f.body, f.body.index("(", m.start()))
-                if end < 0 or m.group(1) in sizes:
-                    continue
-                expr = f.body[m.end():end - 1]
-                v = try_evaluate(expr, host_env(prog, f, m.start(), argv))
-                if isinstance(v, int | float) and math.isfinite(v) and v > 0:
-                    sizes[m.group(1)] = float(v)
-    return sizes
-
-
-def _cuda_footprint(prog: Program, fn: Function, site: Site | None, stats: Stats,
-                    argv: list[str]) -> float:
-    """Bytes of the cudaMalloc'd buffers passed to the kernel, once per direction used
-    (a buffer that is read and written counts twice); NaN when none evaluates."""
-    if site is None:
-        return float("nan")
-    sizes = _malloc_sizes(prog, argv)
-    total, found = 0.0, False
-    for prm, arg in zip(fn.params, site.args, strict=False):
-        name = re.sub(r"^\s*(?:\([^()]*\)\s*)*&?\s*", "", arg).strip()
-        name = re.sub(r"\s*\+.*$", "", name)
-        if prm.pointer and name in sizes:
-            uses = (prm.name in stats.read) + (prm.name in stats.written)
-            total, found = total + sizes[name] * uses, True
-    return total if found else float("nan")
-
-
-def _omp_footprint(fn: Function | None, pragma: str, stats: Stats, env: Env,
-                   pointers: dict[str, str]) -> float:
-    """Bytes mapped for the arrays the region uses (its own and its function's map clauses)."""
-    texts = [pragma] + ([fn.body] if fn is not None else [])
-    sizes: dict[str, float] = {}
-    for text in texts:
-        for clause in _MAP_CLAUSE.finditer(text):
-            for item in _MAP_ITEM.finditer(clause.group(1)):
-                name = item.group(1)
-                if name in sizes or name not in stats.read | stats.written:
-                    continue
-                n: float | None = 1.0
-                for section in re.findall(r"\[([^\]]*)\]", item.group(2)):
-                    length = try_evaluate(section.split(":", 1)[1], env) if ":" in section \
-                        else None
-                    n = n * float(length) if isinstance(length, int | float) and n else None
-                if n is not None and math.isfinite(n) and n > 0:
-                    elem = TYPE_SIZES.get(resolve_type(pointers.get(name, "float"), {}), 4)
-                    uses = (name in stats.read) + (name in stats.written)
-                    sizes[name] = n * elem * uses
-    return sum(sizes.values()) if sizes else float("nan")
-
-
-def _spmd_copies(pragma: str, body: str, grid: Dim3 | None, block: Dim3 | None,
-                 notes: list[str]) -> float:
-    """How many times a target region's body runs: once for a work-shared loop nest, once per
-    team for `teams` without `distribute` (SPMD by team number), and once per thread as well
-    when the body opens a plain `parallel` block."""
-    words = set(re.findall(r"[a-z_]+", pragma.split("(")[0]))
-    if "teams" not in words or "distribute" in words or grid is None:
-        return 1.0
-    copies = float(math.prod(grid))
-    inner = re.search(r"#\s*pragma\s+omp\s+parallel\b(?!\s+for)(?![^\n]*\bfor\b)", body)
-    if inner and block is not None:
-        copies *= float(math.prod(block))
-    notes.append(f"SPMD target region: body counted {copies:.0f} times (teams"
-                 + (" x threads)" if inner else ")"))
-    return copies
-
-
 def _cuda(prog: Program, kref: KernelRef, launch: Launch) -> KernelAnalysis:
     fn, notes = _pick_kernel(prog, kref.name, launch)
     origin: dict[str, str] = {}
@@ -341,7 +167,7 @@ def _cuda(prog: Program, kref: KernelRef, launch: Launch) -> KernelAnalysis:
     kenv = Env({**bound, "threadIdx": Dim(0, 0, 0), "blockIdx": Dim(0, 0, 0),
                 "blockDim": Dim(*(block or (1, 1, 1))), "gridDim": Dim(*(grid or (1, 1, 1)))},
                _globals(prog), None)
-    callees = _callees(prog, fn, site.targs if site else "", mangled=launch.instance,
+    callees = kernel_callees(prog, fn, site.targs if site else "", mangled=launch.instance,
                        notes=notes)
     stats = analyze(fn.body, fn.params, kenv, callees=callees)
     threads = float(math.prod(grid) * math.prod(block)) if grid and block else float("nan")
@@ -350,7 +176,7 @@ def _cuda(prog: Program, kref: KernelRef, launch: Launch) -> KernelAnalysis:
         notes.append(f"bounds guard: {active:.0f} of {threads:.0f} launched threads work")
         threads = active
     origin["arguments"] = f"{len(bound)}/{len(fn.params)} kernel parameters evaluated"
-    footprint = _cuda_footprint(prog, fn, site, stats, split_args(launch.args))
+    footprint = cuda_footprint(prog, fn, site, stats, split_args(launch.args))
     return KernelAnalysis(fn.name, "cuda", grid, block, stats, threads, bound, launch.args,
                           origin, [n for n in notes if n], footprint)
 
@@ -364,9 +190,9 @@ def _omp(prog: Program, kref: KernelRef, launch: Launch) -> KernelAnalysis:
     fn = prog.function(region.function) if region.function else None
     env = host_env(prog, fn, region.offset, split_args(launch.args))
     extra = declared_types(fn.body, fn.params, arrays=True)[1] if fn else {}
-    for k, v in _scope_pointers(prog).items():  # file-scope arrays and pointers are mapped too
+    for k, v in scope_pointers(prog).items():  # file-scope arrays and pointers are mapped too
         extra.setdefault(k, v)
-    callees = _callees(prog, fn, mangled=kref.name, notes=notes)
+    callees = kernel_callees(prog, fn, mangled=kref.name, notes=notes)
     stats = analyze(region.body, [], env, extra_pointers=extra, callees=callees)
     grid, block = launch.grid, launch.block
     origin = {"grid": "given" if grid else "unknown", "block": "given" if block else "unknown"}
@@ -381,14 +207,14 @@ def _omp(prog: Program, kref: KernelRef, launch: Launch) -> KernelAnalysis:
                 else:
                     block = val
     origin["arguments"] = f"{len(env.vars)} host values evaluated"
-    runs = _spmd_copies(region.pragma, region.body, grid, block, notes)
+    runs = spmd_copies(region.pragma, region.body, grid, block, notes)
     if runs > 1 and grid is not None:
         inner = block if block is not None and runs > math.prod(grid) else None
         active = spmd_active_threads(region.body, env, grid, inner)
         if active is not None and active > 0:  # copies past the bounds guard do no work
             notes.append(f"bounds guard: {active:.0f} of {runs:.0f} copies work")
             runs = active
-    footprint = _omp_footprint(fn, region.pragma, stats, env, extra)
+    footprint = omp_footprint(fn, region.pragma, stats, env, extra)
     return KernelAnalysis(region_short_name(kref.name), "omp", grid, block, stats, runs,
                           dict(env.vars),
                           launch.args, origin, notes, footprint)

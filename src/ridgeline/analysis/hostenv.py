@@ -11,8 +11,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ridgeline.predictors.argeval import Env, Unevaluable, evaluate, split_args, try_evaluate
-from ridgeline.predictors.srcscan import Function, Program, match_paren, split_top
+from ridgeline.analysis.argeval import Env, Unevaluable, evaluate, split_args, try_evaluate
+from ridgeline.analysis.srcscan import Function, Program
+from ridgeline.analysis.text import match_paren
+from ridgeline.sources._text import split_top_level as split_top
 
 __all__ = ["host_env", "launch_values", "bind_params"]
 

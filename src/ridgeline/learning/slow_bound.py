@@ -31,7 +31,7 @@ SLOW_SHARE = 0.05
 LAUNCH_OVERHEAD_NS = 10_000.0
 #: a reason holds when the time it stands for reaches this share of the slow bound
 REASON_SHARE = 0.5
-#: warp schedulers per SM (as ridgeline.predictors.learned): a grid of fewer threads than one
+#: warp schedulers per SM (as ridgeline.learning.columns): a grid of fewer threads than one
 #: warp per scheduler is tiny
 SCHEDULERS_PER_SM = 4
 REASONS = ("atomics on one address", "serial loop", "tiny grid")
@@ -84,7 +84,7 @@ def _log_ns(X: pd.DataFrame, col: str) -> np.ndarray:
 
 
 def slow_reasons(X: pd.DataFrame, bound_ns: np.ndarray) -> list[list[str]]:
-    """Per row of the feature frame *X* (:func:`ridgeline.predictors.learned.features_frame`
+    """Per row of the feature frame *X* (:func:`ridgeline.learning.columns.features_frame`
     output), the named reasons it may run slower than *bound_ns*: its counted atomics on one
     address take, one after another, :data:`REASON_SHARE` of the bound or more (``atom_t_ns``,
     the L2's serial rate); its longest thread's operations one after another do

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from ridgeline.analysis.kernel import analyze_launch
 from ridgeline.errors import KernelNotFoundError
 from ridgeline.predictors import KernelRef, Launch
-from ridgeline.predictors.analysis import analyze_launch
 from ridgeline.sources.build import ProgramBuild
 
 SOURCE = """\

@@ -15,9 +15,10 @@ import math
 import re
 from typing import Any
 
+from ridgeline.analysis.argeval import Dim, Env, try_evaluate
+from ridgeline.analysis.text import match_paren
 from ridgeline.launch import Dim3
-from ridgeline.predictors.argeval import Dim, Env, try_evaluate
-from ridgeline.predictors.srcscan import match_paren, split_top
+from ridgeline.sources._text import split_top_level as split_top
 
 __all__ = ["active_threads", "spmd_active_threads"]
 

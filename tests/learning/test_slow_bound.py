@@ -11,8 +11,8 @@ import pytest
 
 from ridgeline.datasets import sealed_mask
 from ridgeline.hardware import get_gpu
-from ridgeline.predictors.learned import TABLE_FILE, shipped_model
-from ridgeline.predictors.slow_bound import (
+from ridgeline.learning.shipped import TABLE_FILE, shipped_model
+from ridgeline.learning.slow_bound import (
     LAUNCH_OVERHEAD_NS,
     REASONS,
     SLOW_SHARE,
@@ -21,7 +21,7 @@ from ridgeline.predictors.slow_bound import (
     time_notes,
     within_slow_bound,
 )
-from ridgeline.predictors.training import with_gpu_features
+from ridgeline.learning.training import with_gpu_features
 
 COUNTS = ["flops_sp", "flops_dp", "flops_hp", "int_ops", "dram_bytes"]
 

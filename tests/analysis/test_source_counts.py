@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ridgeline.analysis.kernel import KernelAnalysis, analyze_launch
 from ridgeline.launch import KernelRef, Launch
-from ridgeline.predictors.analysis import KernelAnalysis, analyze_launch
 
 
 def _run(tmp_path: Path, name: str, text: str, kernel: str, args: str = "",

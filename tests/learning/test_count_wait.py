@@ -29,7 +29,8 @@ def test_a_template_fragment_row_runs_the_program_once_to_its_end(
     the run does not wait for that name (which no kernel has): before, the program ran to its
     end, then again with every launch executed (to the time limit on a long program)."""
     _toolchain()
-    from ridgeline.predictors.counted import record_for, run_program_counts
+    from ridgeline.learning.count_cache import run_program_counts
+    from ridgeline.learning.matching import record_for
 
     monkeypatch.setenv("RIDGELINE_CACHE", str(tmp_path / "cache"))
     caplog.set_level(logging.INFO, logger="ridgeline.counting")
@@ -53,7 +54,7 @@ def test_a_template_fragment_row_runs_the_program_once_to_its_end(
 
 
 def test_the_function_a_kernel_or_region_name_names() -> None:
-    from ridgeline.predictors.count_wait import expected_kernels, function_of
+    from ridgeline.learning.count_wait import expected_kernels, function_of
 
     assert function_of("_Z12BoxFilterGPUPjS_S_jjiff_l127") == "BoxFilterGPU"
     assert function_of("_ZN9OMPStreamIdE4copyEv_l105") == "OMPStream"

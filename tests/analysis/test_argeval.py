@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from ridgeline.analysis.argeval import Env, Unevaluable, evaluate, split_args, try_evaluate
 from ridgeline.errors import LaunchError
-from ridgeline.predictors.argeval import Env, Unevaluable, evaluate, split_args, try_evaluate
 
 
 @pytest.fixture

@@ -13,9 +13,11 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from ridgeline.predictors.argeval import TYPE_SIZES, Dim, Env, try_evaluate
-from ridgeline.predictors.declscan import declared_types
-from ridgeline.predictors.srcscan import Function, Param, match_paren, split_top
+from ridgeline.analysis.argeval import TYPE_SIZES, Dim, Env, try_evaluate
+from ridgeline.analysis.declscan import declared_types
+from ridgeline.analysis.srcscan import Function, Param
+from ridgeline.analysis.text import match_paren
+from ridgeline.sources._text import split_top_level as split_top
 
 __all__ = ["Stats", "analyze", "UNKNOWN_TRIP", "Callees", "resolve_type"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ridgeline.analysis.kernel import KernelAnalysis, args_numbers
 from ridgeline.hardware import GPU
-from ridgeline.predictors.analysis import KernelAnalysis, args_numbers
 
 __all__ = ["launch_features", "gpu_features", "LAUNCH_COLUMNS", "GPU_COLUMNS"]
 
