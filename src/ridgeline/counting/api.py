@@ -23,7 +23,7 @@ from ridgeline.counting.mathops import MATH_BUILDS
 from ridgeline.counting.program import run_build_flags
 from ridgeline.errors import UsageError
 from ridgeline.hardware import GPU, load_catalog
-from ridgeline.limits import COUNT_TIMEOUT_S
+from ridgeline.limits import COUNT_MEMORY_GB, COUNT_TIMEOUT_S
 from ridgeline.sources.build import ProgramBuild
 from ridgeline.sources.regionname import region_short_name
 
@@ -159,7 +159,8 @@ def build_options(build: ProgramBuild, program_dir: Path, strict: bool = True
 def count_run(program_dir: str | Path, args: str | list[str] | None = None,
               kernel: str | None = None, launches: int = 2,
               gpu: str | GPU | Sequence[str | GPU] | None = None,
-              timeout: float = COUNT_TIMEOUT_S, memory_gb: float = 8.0, backend: str | None = None,
+              timeout: float = COUNT_TIMEOUT_S, memory_gb: float = COUNT_MEMORY_GB,
+              backend: str | None = None,
               workdir: str | Path | None = None, skip_after: bool = True,
               sample_threshold: int = 1 << 18, sample_blocks: int = 8,
               sample_skip: bool = True, launch_budget: float = 5.0,
@@ -214,11 +215,17 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
     code joins the DRAM bytes (``code_bytes``), and a kernel whose SASS has no local memory
     moves no local bytes (``gpu_local_memory``; see :mod:`ridgeline.counting.codebytes`;
     without nvcc both stay out and a warning says so).
+    *memory_gb* is the memory the program's processes may touch (past it the run is stopped,
+    cause ``memory``, naming both figures); device buffers (``cudaMalloc`` and its kin,
+    ``omp_target_alloc``) are reserved up to the largest cataloged GPU's memory and take
+    memory only where touched.
     Raises :class:`ProgramRunError` (``.cause`` says why) when the program cannot be built,
     run or counted."""
     pdir = Path(program_dir)
     if not pdir.is_dir():
         raise UsageError(f"program folder {str(pdir)!r} does not exist (PROGRAM_DIR)")
+    # the build runs in its own folder: a relative path would name nothing there
+    pdir = pdir.resolve()
     if launches < 1:
         raise UsageError(f"--launches must be >= 1, got {launches}")
     if math_build is not None and math_build not in MATH_BUILDS:
