@@ -48,6 +48,28 @@ def test_a_link_error_is_reported_as_the_undefined_symbol(toolchain: None, libom
     assert "cannot initialize" not in str(ei.value)
 
 
+def test_a_run_for_one_kernel_stops_once_it_is_counted(
+        toolchain: None, programs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """idletail-cuda launches fill, then does two minutes of host work: counting fill (as
+    predict --count auto does) ends with its launch, not at the time limit."""
+    import json
+    import time
+
+    from ridgeline.cli import main
+
+    t0 = time.monotonic()
+    recs = count_run(programs / "idletail-cuda", "", kernel="fill", launches=1, timeout=90)
+    assert [r.kernel for r in recs] == ["fill"] and recs.stopped is None
+    assert time.monotonic() - t0 < 45
+    monkeypatch.setenv("RIDGELINE_CACHE", str(tmp_path / "cache"))
+    t0 = time.monotonic()
+    assert main(["predict", str(programs / "idletail-cuda"), "--kernel", "fill", "--gpu",
+                 "rtx3080", "--count", "auto", "--json"]) == 0
+    (pred,) = json.loads(capsys.readouterr().out)
+    assert "counted" in pred["origin"]["flops"] and time.monotonic() - t0 < 45
+
+
 def test_bad_arguments(tmp_path: Path) -> None:
     with pytest.raises(UsageError):
         count_run(tmp_path / "absent", "")

@@ -32,7 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("program_dir", metavar="PROGRAM_DIR", help="folder with the program sources")
     p.add_argument("--args", default=None,
                    help="program arguments as one string (default: the Makefile's run target)")
-    p.add_argument("--kernel", help="count only kernels whose name contains this")
+    p.add_argument("--kernel", help="count only kernels whose name contains this; the run "
+                   "stops once a kernel of this name has its --launches counted")
     p.add_argument("--launches", type=int, default=2, help="launches counted per kernel")
     p.add_argument("--gpu", action="append", default=None,
                    help="GPU whose L2 models DRAM bytes (repeatable; default rtx3080)")

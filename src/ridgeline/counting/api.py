@@ -194,7 +194,8 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
     the program's own result checks may then fail, which does not matter). *idle_stop* ends
     the program that many seconds after its last counted launch (kernels launched later are
     then missed). *expect* names the kernels wanted (whole names, names before ``@site``, or
-    name ends): the program stops as soon as each of them has *launches* counted launches.
+    name ends): the program stops as soon as each of them has *launches* counted launches
+    (default: *kernel*, so the run ends once a kernel of that name has its launches).
     *defines* (``NAME`` or ``NAME=VALUE``) replace the preprocessor definitions read from the
     Makefile (and the backend's make fragment): build the way the measured binary was built
     (``ridgeline.sources.build.BuildFlags`` reads them from a ``compile_commands.json``);
@@ -269,6 +270,10 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
         # a region's short name (copy_l105) is no part of its compiled name
         # (_ZN9OMPStreamIdE4copyEv_l105): the runtime filters by the line, the name after
         opts.kernel = alias[alias.rindex("_l"):]
+    elif kernel and not opts.expect:
+        # the wanted launches counted, the rest of the program is not needed (the host's
+        # repetitions, other kernels run uncounted, result checks)
+        opts.expect = [kernel]
     recs = _count(backend_for(pdir, backend), pdir, argv, opts, code_size)
     if alias:
         kept = CountedLaunches(r for r in recs if alias in r.kernel
