@@ -26,6 +26,7 @@ __all__ = [
     "MAX_INCLUDE_SCAN",
     "MAX_MACRO_TOKENS",
     "COUNT_TIMEOUT_S",
+    "COUNT_MEMORY_GB",
     "max_source_bytes",
     "parse_timeout",
     "check_source_size",
@@ -57,6 +58,10 @@ MAX_MACRO_TOKENS = 1_000_000
 #: development programs' counting times (benchmarks/counting_defaults.py): 120 s holds ~95% of
 #: them; a longer limit gains a few programs at up to that many more seconds each
 COUNT_TIMEOUT_S = 120.0
+#: memory a counting run's processes may touch (resident, GiB): two runs side by side fit a
+#: 24 GiB machine. Device buffers are reserved, not committed (up to the largest cataloged
+#: GPU's memory: counting.runner.device_memory_gb), so only what a program touches counts
+COUNT_MEMORY_GB = 8.0
 #: program headers the include check of the libclang front end follows per parsed file
 MAX_INCLUDE_SCAN = 2_000
 

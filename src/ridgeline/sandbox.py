@@ -59,6 +59,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import IO
 
+from ridgeline._resident import ResidentWatch
 from ridgeline._sandbox_fallback import (
     TOKEN,
     UID_BASE,
@@ -107,10 +108,13 @@ _SIGNALS = {int(s) for s in signal.Signals}
 @dataclass(frozen=True)
 class Limits:
     """Limits of one command. *seconds* is the wall-clock limit; the CPU limit per process
-    is that rounded up plus 1 s unless given."""
+    is that rounded up plus 1 s unless given. *memory_bytes* is each process's address space
+    (RLIMIT_AS); *resident_bytes* the memory the whole process tree may touch (its resident
+    sets, polled: :mod:`ridgeline._resident`), past which the tree is killed."""
 
     seconds: float
     memory_bytes: int | None = None
+    resident_bytes: int | None = None
     processes: int = 1024
     file_bytes: int = 16 << 30
     cpu_seconds: int | None = None
@@ -122,7 +126,8 @@ class Limits:
 @dataclass
 class Outcome:
     """How a command ended. *stopped* is the reason *stop* gave when it ended the command
-    early; *isolation* is ``"bwrap"`` or ``"none"``."""
+    early; *over_memory* the reason it was killed for touching more than
+    ``Limits.resident_bytes``; *isolation* is ``"bwrap"`` or ``"none"``."""
 
     returncode: int
     seconds: float
@@ -131,6 +136,7 @@ class Outcome:
     timed_out: bool
     isolation: str
     stopped: str | None = None
+    over_memory: str | None = None
 
 
 def _mode(mode: str | None) -> str:
@@ -334,8 +340,11 @@ def run(cmd: Sequence[str], *, cwd: Path, limits: Limits, env: dict[str, str] | 
                             start_new_session=True, preexec_fn=preexec)  # noqa: PLW1509
     assert proc.stdout is not None and proc.stderr is not None
     out, err = _Tail(proc.stdout, keep_bytes), _Tail(proc.stderr, keep_bytes)
+    memory = (None if limits.resident_bytes is None
+              else ResidentWatch(proc.pid, limits.resident_bytes))
+    over: list[str] = []
     try:
-        timed_out, stopped = _watch(proc, t0, limits.seconds, stop)
+        timed_out, stopped = _watch(proc, t0, limits.seconds, stop, memory, over)
     finally:  # ended, stopped, or interrupted (Ctrl-C does not reach its own session)
         if proc.poll() is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -348,7 +357,7 @@ def run(cmd: Sequence[str], *, cwd: Path, limits: Limits, env: dict[str, str] | 
     if how == "bwrap" and code > 128 and code - 128 in _SIGNALS:
         code = 128 - code  # bwrap's exit status for a command killed by a signal
     return Outcome(code, seconds, out.text(5.0), err.text(5.0), timed_out, how,
-                   stopped)
+                   stopped, over[0] if over else None)
 
 
 def _sandboxed(cmd: Sequence[str], cwd: Path, limits: Limits, env: dict[str, str] | None,
@@ -375,9 +384,14 @@ def _sandboxed(cmd: Sequence[str], cwd: Path, limits: Limits, env: dict[str, str
 
 
 def _watch(proc: subprocess.Popen[bytes], t0: float, seconds: float,
-           stop: Callable[[], str | None] | None) -> tuple[bool, str | None]:
-    """Wait for *proc* to end, for *seconds* to pass (timed out) or *stop* to give a reason."""
+           stop: Callable[[], str | None] | None, memory: ResidentWatch | None,
+           over: list[str]) -> tuple[bool, str | None]:
+    """Wait for *proc* to end, for *seconds* to pass (timed out), *memory* to find the tree
+    over its budget (the reason appended to *over*) or *stop* to give a reason."""
     while proc.poll() is None:
+        if memory is not None and (why := memory()):
+            over.append(why)
+            return False, None
         stopped = stop() if stop is not None else None
         if stopped:
             return False, stopped

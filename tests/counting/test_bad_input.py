@@ -19,7 +19,6 @@ pytestmark = pytest.mark.slow
         ("hang-cuda", "timeout", {"timeout": 3}),
         ("needsfile-cuda", "missing-input", {}),
         ("hog-cuda", "memory", {"memory_gb": 1.0}),
-        ("bigalloc-cuda", "memory", {"memory_gb": 1.0}),
         ("thrust-cuda", "unsupported", {}),
         ("thrustonly-cuda", "unsupported", {}),
         ("broken-cuda", "compile", {}),
@@ -31,11 +30,44 @@ def test_failure_causes(toolchain: None, programs: Path, program: str, cause: st
         count_run(programs / program, "", **kw)
     assert ei.value.cause == cause, str(ei.value)
     assert program in str(ei.value)
-    if program == "bigalloc-cuda":  # the refused size is named
-        assert "allocation of 4096 MiB failed" in str(ei.value)
     if program == "thrustonly-cuda":  # ran (PASS) but its kernels are all Thrust's
         assert "Thrust algorithms run on the host" in str(ei.value)
         assert "PASS" in str(ei.value)
+
+
+def test_a_link_error_is_reported_as_the_undefined_symbol(toolchain: None, libomp: None,
+                                                           programs: Path) -> None:
+    """lapack-omp calls dgesv_ (its Makefile links -llapack, the counting build does not);
+    the rebuild that compiles its C as C++ (the Makefile's driver is clang++) fails on C
+    that is not C++. The cause is the link and the first line names the symbol."""
+    with pytest.raises(ProgramRunError) as ei:
+        count_run(programs / "lapack-omp", "")
+    assert ei.value.cause == "link", str(ei.value)
+    first = ei.value.detail.splitlines()[0]
+    assert first.startswith("link failed") and "undefined reference to `dgesv_'" in first
+    assert "cannot initialize" not in str(ei.value)
+
+
+def test_a_run_for_one_kernel_stops_once_it_is_counted(
+        toolchain: None, programs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """idletail-cuda launches fill, then does two minutes of host work: counting fill (as
+    predict --count auto does) ends with its launch, not at the time limit."""
+    import json
+    import time
+
+    from ridgeline.cli import main
+
+    t0 = time.monotonic()
+    recs = count_run(programs / "idletail-cuda", "", kernel="fill", launches=1, timeout=90)
+    assert [r.kernel for r in recs] == ["fill"] and recs.stopped is None
+    assert time.monotonic() - t0 < 45
+    monkeypatch.setenv("RIDGELINE_CACHE", str(tmp_path / "cache"))
+    t0 = time.monotonic()
+    assert main(["predict", str(programs / "idletail-cuda"), "--kernel", "fill", "--gpu",
+                 "rtx3080", "--count", "auto", "--json"]) == 0
+    (pred,) = json.loads(capsys.readouterr().out)
+    assert "counted" in pred["origin"]["flops"] and time.monotonic() - t0 < 45
 
 
 def test_bad_arguments(tmp_path: Path) -> None:
@@ -63,7 +95,9 @@ def test_a_program_that_dies_after_a_launch_keeps_it_and_says_why(
     assert [r.kernel for r in recs] == ["fill"]
     assert recs[0].global_store_bytes == 4 * 1024
     # scale was never launched: the result says the program died, and how
-    assert recs.stopped is not None and recs.stopped.startswith("crash: killed by SIGABRT")
+    assert recs.stopped is not None
+    assert recs.stopped.startswith("crash: partial, 1 launch counted; killed by SIGABRT")
+    assert recs[0].run_stopped == recs.stopped
 
 
 def test_stopping_a_run_after_its_launches_is_not_a_failure_but_a_timeout_is(
@@ -74,7 +108,8 @@ def test_stopping_a_run_after_its_launches_is_not_a_failure_but_a_timeout_is(
     # the time limit ending it is a failure, though the launch before it is kept
     recs = count_run(programs / "idletail-cuda", "", timeout=5)
     assert [r.kernel for r in recs] == ["fill"]
-    assert recs.stopped == "timeout: still running after 5 s"
+    assert recs.stopped == "timeout: partial, 1 launch counted; still running after 5 s"
+    assert recs[0].run_stopped == recs.stopped
 
 
 def _processes_running(fragment: str) -> list[int]:

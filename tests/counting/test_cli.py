@@ -51,9 +51,27 @@ def test_count_run_warns_when_the_program_died_after_some_launches(
     rc = main(["count-run", str(programs / "crashlate-cuda")])
     out = capsys.readouterr()
     assert rc == 0 and "fill" in out.out and "scale" not in out.out
-    assert "warning: the program failed after 1 counted launch(es) (crash: killed by " \
-        "SIGABRT" in out.err
+    assert "warning: the program failed after 1 counted launch(es) (crash: partial, 1 " \
+        "launch counted; killed by SIGABRT" in out.err
     assert "kernels it would have launched later are not counted" in out.err
+    assert "status: crash: partial, 1 launch counted; killed by SIGABRT" in out.out
+
+
+def test_count_run_cut_by_its_time_limit_says_its_counts_are_partial(
+        toolchain: None, programs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A run the time limit ended keeps the launch it counted, and says beside it that the
+    run is partial: in the table's status line and in each JSON record."""
+    note = "timeout: partial, 1 launch counted; still running after 4 s"
+    assert main(["count-run", str(programs / "idletail-cuda"), "--timeout", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "fill" in out and f"status: {note}" in out
+    assert main(["count-run", str(programs / "idletail-cuda"), "--timeout", "4",
+                 "--json"]) == 0
+    (rec,) = json.loads(capsys.readouterr().out)
+    assert rec["kernel"] == "fill" and rec["run_stopped"] == note
+    # a run that ends normally says nothing of the kind
+    assert main(["count-run", str(programs / "rescan-cuda"), "--args", "1000"]) == 0
+    assert "status:" not in capsys.readouterr().out
 
 
 def test_count_run_error_exit(programs: Path, capsys: pytest.CaptureFixture[str]) -> None:

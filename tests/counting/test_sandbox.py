@@ -211,7 +211,21 @@ def test_memory_beyond_the_limit_is_refused(box: dict, mode: str) -> None:
     res = _run(box, "alloc", memory_bytes=1 << 30, mode=mode)
     assert res.returncode == 2 and "cannot allocate memory" in res.stderr
     err = classify_failure("alloc", _as_run_result(res), 20, 1)
-    assert err.cause == "memory" and "exceeded 1 GiB" in str(err)
+    assert err.cause == "memory" and "an allocation was refused" in str(err)
+
+
+def test_touching_more_than_the_resident_budget_stops_the_tree(box: dict, mode: str) -> None:
+    """No address-space limit: the memory the program touches (1 GiB of written pages and
+    more) is what stops it, within a second or two, with the figures named."""
+    t0 = time.monotonic()
+    res = _run(box, "alloc", resident_bytes=1 << 30, mode=mode)
+    assert res.over_memory is not None and not res.timed_out, res.stderr
+    assert "more than the 1 GiB budget" in res.over_memory
+    touched = float(res.over_memory.split("touched ")[1].split(" GiB")[0])
+    assert 1.0 <= touched < 4.0  # polled: caught soon after it passed the budget
+    assert time.monotonic() - t0 < 10 and "allocated=" not in res.stdout
+    err = classify_failure("alloc", _as_run_result(res), 20, 1)
+    assert err.cause == "memory" and err.detail == res.over_memory
 
 
 def test_a_hang_with_detached_children_is_killed_at_its_limit(box: dict, mode: str) -> None:
@@ -319,7 +333,7 @@ def test_count_run_sandboxes_the_build_and_the_run(
 
 def _as_run_result(res: sandbox.Outcome) -> RunResult:
     return RunResult(res.returncode, res.seconds, res.stdout, res.stderr, res.timed_out,
-                     res.stopped is not None, res.isolation)
+                     res.stopped is not None, res.isolation, res.over_memory)
 
 
 def test_count_run_ends_a_hanging_program_and_its_children_at_the_limit(

@@ -10,7 +10,7 @@ from typing import Any
 from ridgeline.cli._common import add_build_options, add_gpu_file, build_of, print_json, print_table
 from ridgeline.counting.base import WARM_BLOCKS
 from ridgeline.errors import UsageError
-from ridgeline.limits import COUNT_TIMEOUT_S
+from ridgeline.limits import COUNT_MEMORY_GB, COUNT_TIMEOUT_S
 from ridgeline.sources.regionname import region_short_name
 
 
@@ -32,14 +32,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("program_dir", metavar="PROGRAM_DIR", help="folder with the program sources")
     p.add_argument("--args", default=None,
                    help="program arguments as one string (default: the Makefile's run target)")
-    p.add_argument("--kernel", help="count only kernels whose name contains this")
+    p.add_argument("--kernel", help="count only kernels whose name contains this; the run "
+                   "stops once a kernel of this name has its --launches counted")
     p.add_argument("--launches", type=int, default=2, help="launches counted per kernel")
     p.add_argument("--gpu", action="append", default=None,
                    help="GPU whose L2 models DRAM bytes (repeatable; default rtx3080)")
     p.add_argument("--backend", choices=["cuda", "omp", "opencl"],
                    help="force a backend (default: from the folder name or contents)")
     p.add_argument("--timeout", type=float, default=COUNT_TIMEOUT_S, help="seconds for the run")
-    p.add_argument("--memory-gb", type=float, default=8, help="address-space limit")
+    p.add_argument("--memory-gb", type=float, default=COUNT_MEMORY_GB,
+                   help="memory the program may touch, GiB (its processes' resident memory; "
+                   "device buffers up to the largest cataloged GPU's memory are reserved and "
+                   "count only where touched)")
     p.add_argument("--sample-threshold", type=int, default=1 << 18, metavar="THREADS",
                    help="CUDA grids with more threads count their first and last blocks "
                    "and a systematic sample of the others (8 or more, until the sampled "
@@ -121,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     if stopped:
         print(f"warning: the program failed after {len(recs)} counted launch(es) ({stopped}); "
               "kernels it would have launched later are not counted", file=sys.stderr)
-    if args.json:
+    if args.json:  # each record's run_stopped says it
         print_json([_named(r.to_dict()) for r in recs])
         return 0
     print_table(
@@ -137,6 +141,8 @@ def run(args: argparse.Namespace) -> int:
           "-" if r.warp_issue_factor is None else f"{r.warp_issue_factor:.3g}x",
           f"{r.blocks_counted}/{r.blocks_total}"] for r in recs],
     )
+    if stopped:  # beside the counts: they are what the run reached, not the whole program
+        print(f"status: {stopped}")
     spec = gpus[0]
     if spec.l2_exit_kept_mib > 0 and any(r.global_store_bytes > 0 for r in recs):
         print(f"DRAM B leaves out up to {spec.l2_exit_kept_mib:g} MiB of each launch's writes, "

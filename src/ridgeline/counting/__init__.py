@@ -15,7 +15,8 @@ from ridgeline.counting.api import (
     uncountable,
 )
 from ridgeline.counting.base import BACKENDS, Backend, LaunchCount, ProgramRunError, RunOptions
+from ridgeline.counting.toolchain import first_build_error
 
 __all__ = ["count_run", "backend_for", "build_options", "compiler_options", "LaunchCount",
            "ProgramRunError", "RunOptions", "Backend", "BACKENDS", "uncountable", "l2_model_note",
-           "shipped_gpu"]
+           "shipped_gpu", "first_build_error"]

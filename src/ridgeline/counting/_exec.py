@@ -19,6 +19,7 @@ from ridgeline.counting.runner import (
     EXIT_STALL,
     RunResult,
     classify_failure,
+    device_memory_gb,
     run_limited,
 )
 from ridgeline.counting.toolchain import BuildSpec, build_instrumented
@@ -72,7 +73,10 @@ def build_and_count(backend: str, program_dir: Path, spec: BuildSpec, args: list
         try:
             exe = build_instrumented(spec, work / "build", timeout=opts.build_timeout)
         except CompileError as e:
-            raise ProgramRunError(program_dir.name, "compile", str(e)) from e
+            # the link's own failures (undefined symbols, a library absent) apart: the
+            # sources compiled
+            stage = "link" if str(e).startswith("link ") else "compile"
+            raise ProgramRunError(program_dir.name, stage, str(e)) from e
         names, sizes = l2_config(opts.gpus)
         out = work / "counts.jsonl"
         out.unlink(missing_ok=True)
@@ -92,7 +96,7 @@ def build_and_count(backend: str, program_dir: Path, spec: BuildSpec, args: list
                "RL_LAUNCH_BUDGET": str(opts.launch_budget),
                "RL_EXPECT": "\n".join(e for e in opts.expect if e), **(extra_env or {})}
         res = run_limited(exe, args, program_dir, env, opts.timeout, opts.memory_gb,
-                          idle_stop=opts.idle_stop)
+                          idle_stop=opts.idle_stop, device_gb=device_memory_gb(names))
         log.info("%s: ran with isolation %s in %.1f s", program_dir.name, res.isolation,
                  res.seconds)
         raws = read_raw(out)
@@ -106,7 +110,9 @@ def build_and_count(backend: str, program_dir: Path, spec: BuildSpec, args: list
         recs = CountedLaunches(to_launch_count(r, blocks, backend, names, gpu) for r in raws)
         recs.isolation = res.isolation
         if res.timed_out or (res.returncode != 0 and not res.idle_stopped):
-            recs.stopped = stopped_note(program_dir.name, res, opts)
+            recs.stopped = stopped_note(program_dir.name, res, opts, len(raws))
+            for r in recs:
+                r.run_stopped = recs.stopped
             log.info("%s: %d launches counted before the program stopped (%s)",
                      program_dir.name, len(raws), recs.stopped)
         # "kernel@site" keys from the CUDA layer
@@ -117,14 +123,16 @@ def build_and_count(backend: str, program_dir: Path, spec: BuildSpec, args: list
             shutil.rmtree(work, ignore_errors=True)
 
 
-def stopped_note(program: str, res: RunResult, opts: RunOptions) -> str:
-    """How a run that counted some launches ended when it failed: the failure's cause and
-    its first line of detail (``"crash: killed by SIGSEGV"``)."""
+def stopped_note(program: str, res: RunResult, opts: RunOptions, counted: int) -> str:
+    """How a run that counted *counted* launches ended when it failed: the failure's cause,
+    that the counts are partial, and its first line of detail (``"timeout: partial, 3
+    launches counted; still running after 120 s"``)."""
+    part = f"partial, {counted} launch{'' if counted == 1 else 'es'} counted"
     if res.timed_out:
-        return f"timeout: still running after {opts.timeout:g} s"
+        return f"timeout: {part}; still running after {opts.timeout:g} s"
     err = classify_failure(program, res, opts.timeout, opts.memory_gb)
     first = err.detail.splitlines()[0] if err.detail else ""
-    return f"{err.cause}: {first[:160]}".strip()
+    return f"{err.cause}: {part}; {first[:160]}".strip()
 
 
 def number_variants(recs: list[LaunchCount], base: Callable[[str], str]) -> None:
@@ -178,7 +186,9 @@ def _worth_retry(res: RunResult, raws: list[dict[str, Any]], opts: RunOptions) -
     wanted = [e for e in opts.expect if e]
     if not (opts.skip_after or opts.sample_skip) or res.timed_out:
         return False
-    missing = bool(wanted) and _met(raws, wanted) < len(wanted)
+    # a run of one kernel (count_run's *kernel*, its default expectation) that did not
+    # reach it ran to its end as before: the name may be a part of the kernel's
+    missing = bool(wanted) and wanted != [opts.kernel] and _met(raws, wanted) < len(wanted)
     return (missing or _unchecked(raws) > 0) and opts.timeout - res.seconds > 5
 
 
@@ -225,7 +235,8 @@ def _run_again(exe: Path, args: list[str], program_dir: Path, env: dict[str, str
     if out.exists():
         out.replace(out.with_suffix(f".{keep_as}.jsonl"))
     res2 = run_limited(exe, args, program_dir, env, opts.timeout - res.seconds,
-                       opts.memory_gb, idle_stop=idle_stop)
+                       opts.memory_gb, idle_stop=idle_stop,
+                       device_gb=device_memory_gb(l2_config(opts.gpus)[0]))
     return res2, read_raw(out)
 
 

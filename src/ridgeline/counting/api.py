@@ -23,7 +23,7 @@ from ridgeline.counting.mathops import MATH_BUILDS
 from ridgeline.counting.program import run_build_flags
 from ridgeline.errors import UsageError
 from ridgeline.hardware import GPU, load_catalog
-from ridgeline.limits import COUNT_TIMEOUT_S
+from ridgeline.limits import COUNT_MEMORY_GB, COUNT_TIMEOUT_S
 from ridgeline.sources.build import ProgramBuild
 from ridgeline.sources.regionname import region_short_name
 
@@ -159,7 +159,8 @@ def build_options(build: ProgramBuild, program_dir: Path, strict: bool = True
 def count_run(program_dir: str | Path, args: str | list[str] | None = None,
               kernel: str | None = None, launches: int = 2,
               gpu: str | GPU | Sequence[str | GPU] | None = None,
-              timeout: float = COUNT_TIMEOUT_S, memory_gb: float = 8.0, backend: str | None = None,
+              timeout: float = COUNT_TIMEOUT_S, memory_gb: float = COUNT_MEMORY_GB,
+              backend: str | None = None,
               workdir: str | Path | None = None, skip_after: bool = True,
               sample_threshold: int = 1 << 18, sample_blocks: int = 8,
               sample_skip: bool = True, launch_budget: float = 5.0,
@@ -193,7 +194,8 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
     the program's own result checks may then fail, which does not matter). *idle_stop* ends
     the program that many seconds after its last counted launch (kernels launched later are
     then missed). *expect* names the kernels wanted (whole names, names before ``@site``, or
-    name ends): the program stops as soon as each of them has *launches* counted launches.
+    name ends): the program stops as soon as each of them has *launches* counted launches
+    (default: *kernel*, so the run ends once a kernel of that name has its launches).
     *defines* (``NAME`` or ``NAME=VALUE``) replace the preprocessor definitions read from the
     Makefile (and the backend's make fragment): build the way the measured binary was built
     (``ridgeline.sources.build.BuildFlags`` reads them from a ``compile_commands.json``);
@@ -214,11 +216,17 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
     code joins the DRAM bytes (``code_bytes``), and a kernel whose SASS has no local memory
     moves no local bytes (``gpu_local_memory``; see :mod:`ridgeline.counting.codebytes`;
     without nvcc both stay out and a warning says so).
+    *memory_gb* is the memory the program's processes may touch (past it the run is stopped,
+    cause ``memory``, naming both figures); device buffers (``cudaMalloc`` and its kin,
+    ``omp_target_alloc``) are reserved up to the largest cataloged GPU's memory and take
+    memory only where touched.
     Raises :class:`ProgramRunError` (``.cause`` says why) when the program cannot be built,
     run or counted."""
     pdir = Path(program_dir)
     if not pdir.is_dir():
         raise UsageError(f"program folder {str(pdir)!r} does not exist (PROGRAM_DIR)")
+    # the build runs in its own folder: a relative path would name nothing there
+    pdir = pdir.resolve()
     if launches < 1:
         raise UsageError(f"--launches must be >= 1, got {launches}")
     if math_build is not None and math_build not in MATH_BUILDS:
@@ -262,6 +270,10 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
         # a region's short name (copy_l105) is no part of its compiled name
         # (_ZN9OMPStreamIdE4copyEv_l105): the runtime filters by the line, the name after
         opts.kernel = alias[alias.rindex("_l"):]
+    elif kernel and not opts.expect:
+        # the wanted launches counted, the rest of the program is not needed (the host's
+        # repetitions, other kernels run uncounted, result checks)
+        opts.expect = [kernel]
     recs = _count(backend_for(pdir, backend), pdir, argv, opts, code_size)
     if alias:
         kept = CountedLaunches(r for r in recs if alias in r.kernel

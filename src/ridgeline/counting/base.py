@@ -10,13 +10,13 @@ from typing import Any
 from ridgeline._registry import Registry
 from ridgeline.errors import ExecutionError
 from ridgeline.hardware import GPU
-from ridgeline.limits import COUNT_TIMEOUT_S
+from ridgeline.limits import COUNT_MEMORY_GB, COUNT_TIMEOUT_S
 
 __all__ = ["LaunchCount", "CountedLaunches", "ProgramRunError", "Backend", "BACKENDS",
            "RunOptions", "WARM_BLOCKS"]
 
 #: causes a ProgramRunError can carry (grouping for coverage reports)
-CAUSES = ("unsupported", "compile", "timeout", "memory", "crash", "missing-input",
+CAUSES = ("unsupported", "compile", "link", "timeout", "memory", "crash", "missing-input",
           "no-launch", "not-found")
 
 
@@ -111,6 +111,10 @@ class LaunchCount:
     #: work of each warp's busiest lane over the work of all threads, counted blocks (1 when
     #: every lane does the same work, up to 32 for one busy lane per warp); None when unknown
     warp_issue_factor: float | None = None
+    #: how the run that counted this launch ended when it failed after counting some
+    #: (:attr:`CountedLaunches.stopped`: ``"timeout: partial, 3 launches counted; ..."``);
+    #: None when it ended normally or was stopped once the wanted launches were counted
+    run_stopped: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -118,7 +122,8 @@ class LaunchCount:
 
 class CountedLaunches(list[LaunchCount]):
     """The launches a run counted. ``stopped`` says how the program ended when it failed
-    after counting some (``"crash: killed by SIGSEGV"``, ``"timeout: ..."``): kernels it
+    after counting some (``"crash: partial, 1 launch counted; killed by SIGSEGV"``,
+    ``"timeout: partial, ..."``; each launch's ``run_stopped`` too): kernels it
     would have launched later are missing. None when it ended normally (or was stopped on
     purpose once the wanted launches were counted)."""
 
@@ -136,7 +141,8 @@ class RunOptions:
     #: GPUs whose L2 models the DRAM bytes: catalog names, or entries of a user's GPU file
     gpus: list[str | GPU] = field(default_factory=list)
     timeout: float = COUNT_TIMEOUT_S
-    memory_gb: float = 8.0
+    #: memory the program's processes may touch (resident), GiB
+    memory_gb: float = COUNT_MEMORY_GB
     build_timeout: float = 300.0
     skip_after: bool = True
     workdir: Path | None = None

@@ -99,6 +99,7 @@ class OmpBackend(Backend):
         # single-rank MPI (omp_shim/mpi.h) for MPI + offload programs, after system headers
         flags = ["-idirafter", str(runtime_dir() / "omp_shim")]
         tried: list[tuple[list[Path], list[str]]] = []
+        failures: list[ProgramRunError] = []
         while True:
             tried.append((srcs, flags))
             spec = BuildSpec(sources=srcs, model="omp", include_dirs=incs,
@@ -118,9 +119,12 @@ class OmpBackend(Backend):
                                        retry_valid=True)
                 break
             except ProgramRunError as e:
-                nxt = _next_build(program_dir, e, srcs, flags) if e.cause == "compile" else None
+                built = e.cause in ("compile", "link")
+                if built:
+                    failures.append(e)
+                nxt = _next_build(program_dir, e, srcs, flags) if built else None
                 sib = next((d.resolve() for d in sibling_ports(program_dir, ("cuda",))), None)
-                if (nxt is None or nxt in tried) and e.cause == "compile" and sib and \
+                if (nxt is None or nxt in tried) and built and sib and \
                         sib not in incs[:2]:
                     # headers an export dropped (links into the CUDA port) are found there,
                     # before folders the Makefile names (bilateral-omp: -I../ace-cuda)
@@ -128,13 +132,23 @@ class OmpBackend(Backend):
                     incs = [program_dir, sib, *(d for d in incs[1:] if d != sib)]
                     continue
                 if nxt is None or nxt in tried:
-                    raise
+                    first = _furthest(failures) if built else e
+                    if first is e:
+                        raise
+                    raise first from e
                 log.info("%s: build again with %s", program_dir.name, nxt)
                 srcs, flags = nxt
         # regions of one function and line in different files (bodies #included from
         # headers, each at its line 1) differ only in the file id: variants of one name
         number_variants(recs, short_region_name)
         return recs
+
+
+def _furthest(failures: list[ProgramRunError]) -> ProgramRunError:
+    """The build failure to report after every rebuild failed: the first of those that got
+    furthest (a link's undefined symbol, not the compile error of a rebuild that tried the
+    C sources as C++ to find it)."""
+    return next((e for e in failures if e.cause == "link"), failures[0])
 
 
 _STD_HEADERS = ("array", "vector", "string", "algorithm", "numeric", "functional", "memory",

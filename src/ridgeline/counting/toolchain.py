@@ -10,6 +10,7 @@ import json
 import logging
 import re
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -33,6 +34,7 @@ from ridgeline.errors import CompileError, MissingDependencyError
 from ridgeline.sandbox import Limits, flag_dirs
 
 __all__ = ["Toolchain", "find_toolchain", "BuildSpec", "build_instrumented", "runtime_dir",
+           "first_build_error",
            "CODEGEN_PASSES", "NVPTX_TRIPLE"]
 
 log = logging.getLogger(__name__)
@@ -172,13 +174,32 @@ def _run(cmd: list[str], what: str, box: _Box, timeout: float = 300) -> None:
         raise CompileError(f"{what}: timed out after {timeout:.0f} s")
     if res.returncode != 0:
         lines = res.stderr.strip().splitlines()
-        # the last lines, and before them the first error when it scrolled off (a missing
-        # header's first error explains the ones after it)
-        first = next((ln for ln in lines if "error:" in ln), None)
-        tail = lines[-12:]
-        err = "\n".join(([first, "..."] if first is not None and first not in tail else [])
-                        + tail)
+        # the first real error, then the last lines (a missing header's first error explains
+        # the ones after it; a link's undefined symbol, the driver's summary after it)
+        first = first_build_error(lines)
+        tail = [ln for ln in lines[-12:] if ln != first]
+        err = "\n".join(([first, "..."] if first is not None else []) + tail)
         raise CompileError(f"{what} failed (exit {res.returncode}): {err}")
+
+
+#: what a compiler or linker says of the error that stops it, most telling first: the
+#: linker's own findings before the compiler driver's summary of them
+_REAL_ERRORS = (re.compile(r"undefined reference to|multiple definition of|"
+                           r"cannot find -l|undefined symbol"),
+                re.compile(r"(?<!clang: )(?<!clang\+\+: )(?:fatal )?error:"),
+                re.compile(r"error:|error\b", re.I))
+
+
+def first_build_error(lines: Sequence[str]) -> str | None:
+    """The line of a failed compile or link that names its real error: an undefined or
+    duplicate symbol or a missing library, else the first ``error:`` of a file, else the
+    first that says error (``clang: error: linker command failed`` only when nothing
+    better is there)."""
+    for pattern in _REAL_ERRORS:
+        hit = next((ln.strip() for ln in lines if pattern.search(ln)), None)
+        if hit:
+            return hit
+    return None
 
 
 _TRIPLE = re.compile(r'^target triple = "([^"]*)"$', re.M)

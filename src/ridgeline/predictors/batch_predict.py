@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from ridgeline.counting import shipped_gpu
+from ridgeline.counting import first_build_error, shipped_gpu
 from ridgeline.datasets import read_strict_csv, require_columns
 from ridgeline.errors import RidgelineError, UnknownNameError
 from ridgeline.hardware import Counts, get_rule, load_catalog, time_lower_bound
@@ -59,6 +59,8 @@ COUNT_COLUMNS = ["count_status", "count_error"]
 #: count_status values (empty on rows with an error)
 COUNT_STATUSES = {
     "counted": "FLOPs and DRAM bytes from CPU execution (shipped table, cache or a run)",
+    "partial": "counted, by a run that failed afterwards (time limit, crash, memory): the "
+               "counts stand, count_error says how the run ended",
     "failed": "the counting run failed (now, or a cached failure)",
     "skipped": "not run: the shipped benchmark runs failed or did not reach the kernel, or "
                "no toolchain builds programs here",
@@ -184,8 +186,12 @@ def _predict_ok(out: pd.DataFrame, idx: np.ndarray, sub: pd.DataFrame, rows: pd.
         return f"{type(e).__name__}: {e}"
     counts = y[["flops_sp", "flops_dp", "flops_hp", "int_ops", "dram_bytes"]]
     out.loc[at, "pred_origin"] = np.where(has, "counted", "learned")
-    status = [("counted", "") if h else why.get(i, ("not-cached", "")) for i, h in
-              enumerate(has)]
+    status = []
+    for i, h in enumerate(has):
+        st = why.get(i, ("counted", "") if h else ("not-cached", ""))
+        if not h and st[0] == "partial":  # a record that gave no usable counts
+            st = ("failed", st[1])
+        status.append(st)
     out.loc[at, "count_status"] = [s for s, _ in status]
     out.loc[at, "count_error"] = [c for _, c in status]
     _fill(out, idx, counts, y["time_ns"].to_numpy(float), gpus)
@@ -274,17 +280,21 @@ def _count_missing(base: pd.DataFrame, todo: dict[tuple[str, str], list[int]],
 
 def _use_record(base: pd.DataFrame, j: int, recs: list[dict[str, Any]], rows: pd.DataFrame,
                 gpu: str) -> tuple[str, str]:
-    """Fill row *j* of *base* from the run's records *recs*; its count status when none
-    matches."""
+    """Fill row *j* of *base* from the run's records *recs*; its count status: counted,
+    partial (counted by a run that then failed: time limit, crash, memory), failed (such a
+    run did not reach the row's kernel) or no-launch."""
     rec = record_for(recs, str(rows["kernel"][j]), str(rows["model_type"][j]),
                      rows["grid_size"][j], rows["block_size"][j])
+    stopped = next((str(r["run_stopped"]) for r in recs if r.get("run_stopped")), "")
     if rec is None:
+        if stopped:
+            return ("failed", f"{stopped}; kernel {rows['kernel'][j]!r} not reached")
         return ("no-launch", f"no matching launch: the run counted no launch of kernel "
                 f"{rows['kernel'][j]!r} with grid {rows['grid_size'][j]!r} and block "
                 f"{rows['block_size'][j]!r} (or several, told apart by nothing)")
     for c, v in launch_record_features(rec, gpu).items():
         base.at[j, c] = v
-    return ("counted", "")
+    return ("partial", stopped) if stopped else ("counted", "")
 
 
 def _shipped_outcomes(todo: dict[tuple[str, str], list[int]]) -> dict[tuple[str, str], str]:
@@ -321,9 +331,11 @@ def _failure(e: Exception) -> tuple[str, str]:
 
 
 def first_error_line(text: str, width: int = 300) -> str:
-    """The first line of *text* that says ``error`` (else its first non-blank line)."""
+    """The line of *text* that names its real error (an undefined symbol before the
+    driver's ``linker command failed``: :func:`ridgeline.counting.first_build_error`), else
+    the first that says ``error``, else its first non-blank line."""
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    hit = next((ln for ln in lines if "error" in ln.lower()), lines[0] if lines else "")
+    hit = first_build_error(lines) or (lines[0] if lines else "")
     return hit if len(hit) <= width else hit[:width - 3] + "..."
 
 

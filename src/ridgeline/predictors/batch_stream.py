@@ -111,10 +111,13 @@ class BatchSummary:
         if self.errors:
             out.append("errors: " + ", ".join(f"{k} {n}" for k, n in
                                               self.errors.most_common()))
-        for status in ("failed", "skipped", "no-launch", "not-cached"):
-            causes = [(c, n) for (s, c), n in self.count.most_common() if s == status]
+        for status in ("failed", "skipped", "no-launch", "not-cached", "partial"):
+            causes = sorted(((c, n) for (s, c), n in self.count.items() if s == status),
+                            key=lambda cn: (-cn[1], cn[0]))
             if causes:
-                out.append(f"not counted, {status} ({sum(n for _, n in causes)} rows): "
+                what = ("counted by runs that then stopped" if status == "partial" else
+                        f"not counted, {status}")
+                out.append(f"{what} ({sum(n for _, n in causes)} rows): "
                            + ", ".join(f"{c} {n}" for c, n in causes))
         return out
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -78,7 +79,8 @@ void __rl_block_threads(const uint64_t *work, int n) {
  * With sampled blocks the distinct sectors are extrapolated from the sampled ones, which
  * over-counts data that many blocks share (rows of a table each block pairs up); the sizes
  * of the allocations the sampled blocks touched bound that extrapolation. ----------------- */
-typedef struct { uintptr_t lo, hi; uint8_t rd, wr; } rl_alloc;
+/* mapped: the length of a device buffer's own mapping (0: a heap block) */
+typedef struct { uintptr_t lo, hi; size_t mapped; uint8_t rd, wr; } rl_alloc;
 static rl_alloc *allocs;
 static size_t nallocs, allocs_cap;
 
@@ -108,15 +110,18 @@ static void note_locked(uintptr_t a, size_t n) {
   size_t i = alloc_pos(a);
   if (i && allocs[i - 1].lo == a) { allocs[i - 1].hi = a + n; return; }
   memmove(&allocs[i + 1], &allocs[i], (nallocs - i) * sizeof *allocs);
-  allocs[i] = (rl_alloc){a, a + n, 0, 0};
+  allocs[i] = (rl_alloc){a, a + n, 0, 0, 0};
   nallocs++;
 }
 
-static void forget_locked(uintptr_t a) {
+/* forgets the allocation at a; the length of its own mapping when it is a device buffer */
+static size_t forget_locked(uintptr_t a) {
   size_t i = alloc_pos(a);
-  if (i == 0 || allocs[i - 1].lo != a) return;
+  if (i == 0 || allocs[i - 1].lo != a) return 0;
+  size_t mapped = allocs[i - 1].mapped;
   memmove(&allocs[i - 1], &allocs[i], (nallocs - i) * sizeof *allocs);
   nallocs--;
+  return mapped;
 }
 
 void __rl_alloc_note(const void *p, size_t n) {
@@ -126,11 +131,12 @@ void __rl_alloc_note(const void *p, size_t n) {
   pthread_mutex_unlock(&allocs_mu);
 }
 
-void __rl_alloc_forget(const void *p) {
-  if (!p) return;
+size_t __rl_alloc_forget(const void *p) {
+  if (!p) return 0;
   pthread_mutex_lock(&allocs_mu);
-  forget_locked((uintptr_t)p);
+  size_t mapped = forget_locked((uintptr_t)p);
   pthread_mutex_unlock(&allocs_mu);
+  return mapped;
 }
 
 /* the program's heap buffers (OpenMP arrays mapped to the device are plain host memory):
@@ -157,7 +163,23 @@ void *calloc(size_t k, size_t n) {
   if (!p) alloc_failed(k * n);
   return p;
 }
+void *__rl_dev_alloc(size_t n);
+static size_t mapped_len(const void *q) {
+  if (!q || !nallocs) return 0;
+  pthread_mutex_lock(&allocs_mu);
+  size_t i = alloc_pos((uintptr_t)q);
+  size_t m = i && allocs[i - 1].lo == (uintptr_t)q ? allocs[i - 1].mapped : 0;
+  pthread_mutex_unlock(&allocs_mu);
+  return m;
+}
 void *realloc(void *q, size_t n) {
+  size_t m = mapped_len(q);
+  if (m) { /* a device buffer: a new one, the old one's bytes copied */
+    void *p = n ? __rl_dev_alloc(n) : NULL;
+    if (p) memcpy(p, q, n < m ? n : m);
+    if (p || !n) free(q);
+    return p;
+  }
   void *p = __libc_realloc(q, n);
   if (p || !n) __rl_alloc_forget(q);
   if (p && n >= RL_HEAP_MIN) __rl_alloc_note(p, n);
@@ -165,8 +187,9 @@ void *realloc(void *q, size_t n) {
   return p;
 }
 void free(void *p) {
-  if (p && nallocs) __rl_alloc_forget(p);
-  __libc_free(p);
+  size_t m = p && nallocs ? __rl_alloc_forget(p) : 0;
+  if (m) munmap(p, m);
+  else __libc_free(p);
 }
 extern void *__libc_memalign(size_t, size_t);
 void *memalign(size_t al, size_t n) {
@@ -176,6 +199,39 @@ void *memalign(size_t al, size_t n) {
   return p;
 }
 void *aligned_alloc(size_t al, size_t n) { return memalign(al, n); }
+
+/* device buffers (cudaMalloc and its kin, omp_target_alloc), 256-byte aligned with 256 bytes
+ * to spare past the end: large ones are reserved, not committed (MAP_NORESERVE), as a GPU's
+ * memory is the program's whatever the host's RAM: only the pages the program touches take
+ * memory, and the sandbox's resident-memory budget bounds those */
+#define RL_MAP_MIN ((size_t)1 << 20)
+void *__rl_dev_alloc(size_t n) {
+  size_t len = (n + 255) / 256 * 256 + 256;
+  if (n < RL_MAP_MIN) {
+    void *p = memalign(256, len);
+    if (p) __rl_alloc_note(p, n); /* the requested size, and blocks the wrappers skip */
+    return p;
+  }
+  len = (len + 4095) & ~(size_t)4095;
+  void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                 -1, 0);
+  if (p == MAP_FAILED) {
+    alloc_failed(n);
+    return NULL;
+  }
+  pthread_mutex_lock(&allocs_mu);
+  note_locked((uintptr_t)p, n);
+  size_t i = alloc_pos((uintptr_t)p);
+  int noted = i && allocs[i - 1].lo == (uintptr_t)p;
+  if (noted) allocs[i - 1].mapped = len;
+  pthread_mutex_unlock(&allocs_mu);
+  if (!noted) { /* the registry could not grow: free() would not know the mapping */
+    munmap(p, len);
+    alloc_failed(n);
+    return NULL;
+  }
+  return p;
+}
 int posix_memalign(void **out, size_t al, size_t n) {
   void *p = memalign(al, n);
   if (!p) return 12; /* ENOMEM */

@@ -36,6 +36,7 @@ double __rl_now(void);
 int __rl_over_launch_budget(double t0, uint64_t nblocks);
 int __rl_sampling_allowed(void);
 void __rl_alloc_note(const void *p, size_t n);
+void *__rl_dev_alloc(size_t n);
 void __rl_set_stack(uintptr_t lo, uintptr_t hi);
 void __rl_set_shared(uintptr_t lo, uintptr_t hi);
 void __rl_count_extra(int prec, uint64_t flops, uint64_t intops);
@@ -383,10 +384,8 @@ void __rl_run_launch(const char *name, dim3 g, dim3 b, size_t, void *ctx, void (
 }
 
 cudaError_t __rl_malloc(void **p, size_t n) {
-  *p = aligned_alloc(256, (n + 255) / 256 * 256 + 256);
-  if (!*p) return cudaErrorMemoryAllocation;
-  __rl_alloc_note(*p, n);  // the requested size, and small buffers the heap wrappers skip
-  return cudaSuccess;
+  *p = __rl_dev_alloc(n);  // reserved, not committed (rl_count.c)
+  return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 cudaError_t cudaFree(void *p) { free(p); return cudaSuccess; }  // free() forgets p
 cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind) {

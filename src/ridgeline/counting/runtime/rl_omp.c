@@ -790,3 +790,73 @@ int __rl_omp_get_num_threads(void) {
   if (!__rl_omp_active) return omp_get_num_threads();
   return in_parallel ? em_nthreads : 1;
 }
+
+/* ---- device memory: reserved, not committed, like cudaMalloc's (rl_count.c). The host's
+ * libomp has no offload library behind it here: the device memory routines are the host
+ * device's (every address present and accessible, copies plain copies) ------------------ */
+void *__rl_dev_alloc(size_t n);
+void *omp_target_alloc(size_t n, int device) {
+  (void)device;
+  return n ? __rl_dev_alloc(n) : NULL;
+}
+void omp_target_free(void *p, int device) {
+  (void)device;
+  free(p);
+}
+int omp_target_is_present(const void *p, int device) {
+  (void)p, (void)device;
+  return 1;
+}
+int omp_target_is_accessible(const void *p, size_t n, int device) {
+  (void)p, (void)n, (void)device;
+  return 1;
+}
+void *omp_get_mapped_ptr(const void *p, int device) {
+  (void)device;
+  return (void *)p;
+}
+int omp_target_associate_ptr(const void *h, const void *d, size_t n, size_t off, int device) {
+  (void)h, (void)d, (void)n, (void)off, (void)device;
+  return 0;
+}
+int omp_target_disassociate_ptr(const void *h, int device) {
+  (void)h, (void)device;
+  return 0;
+}
+int omp_target_memcpy(void *dst, const void *src, size_t n, size_t dst_off, size_t src_off,
+                      int dst_dev, int src_dev) {
+  (void)dst_dev, (void)src_dev;
+  if (n && (!dst || !src)) return -1;
+  memmove((char *)dst + dst_off, (const char *)src + src_off, n);
+  return 0;
+}
+int omp_target_memcpy_async(void *dst, const void *src, size_t n, size_t dst_off,
+                            size_t src_off, int dst_dev, int src_dev, int ndeps,
+                            omp_depend_t *deps) {
+  (void)ndeps, (void)deps;
+  return omp_target_memcpy(dst, src, n, dst_off, src_off, dst_dev, src_dev);
+}
+/* a sub-volume of dims dimensions: row-major extents, offsets and the volume's sizes, in
+ * elements of elem bytes */
+static void copy_rect(char *dst, const char *src, size_t elem, int dims, const size_t *vol,
+                      const size_t *doff, const size_t *soff, const size_t *ddim,
+                      const size_t *sdim) {
+  size_t dstride = elem, sstride = elem;
+  for (int k = 1; k < dims; k++) dstride *= ddim[k], sstride *= sdim[k];
+  if (dims == 1) {
+    memmove(dst + doff[0] * elem, src + soff[0] * elem, vol[0] * elem);
+    return;
+  }
+  for (size_t i = 0; i < vol[0]; i++)
+    copy_rect(dst + (doff[0] + i) * dstride, src + (soff[0] + i) * sstride, elem, dims - 1,
+              vol + 1, doff + 1, soff + 1, ddim + 1, sdim + 1);
+}
+int omp_target_memcpy_rect(void *dst, const void *src, size_t elem, int dims,
+                           const size_t *vol, const size_t *doff, const size_t *soff,
+                           const size_t *ddim, const size_t *sdim, int dst_dev, int src_dev) {
+  (void)dst_dev, (void)src_dev;
+  if (!dst && !src) return 0x7fffffff; /* the dimensions supported */
+  if (!dst || !src || dims < 1) return -1;
+  copy_rect(dst, src, elem, dims, vol, doff, soff, ddim, sdim);
+  return 0;
+}
