@@ -148,3 +148,13 @@ def test_counted_model_and_regress_batch_on_pocl(tmp_path):
     assert t_long > 20 * t_short  # 100x the loop: the bound follows the scalar
     assert float(out["pred_transfer_ms"][0]) > 0
     assert out["includes"][0].startswith("kernel only")
+
+
+def test_long_work_items_fall_back_to_single_work_item_groups(monkeypatch):
+    from ridgeline.opencl import launchcount
+
+    monkeypatch.setattr(launchcount, "FIRST_TRY", 0.001)  # groups of 32 cannot finish in time
+    lc = count_launch(_launch(300, 4096), cache=False)
+    assert "work-groups of 1 " in lc.note
+    assert lc.counts.groups_run == 2 and lc.counts.groups_total == 4096
+    assert lc.counts.flops_sp == 2 * 300 * 4096

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ridgeline.errors import LaunchError, RidgelineError, SchemaError
@@ -185,15 +186,22 @@ def _scalar(rec: dict[str, Any], i: int, param: Any, src: str, opts: str) -> Sca
     return ScalarBytes(data)
 
 
-def oclgrind_args(launch: RecordedLaunch) -> tuple[list[Any], list[str]]:
-    """The Oclgrind arguments of *launch* and notes on how buffers were filled."""
+@lru_cache(maxsize=1024)
+def _params(src: str, kernel: str, build_options: str) -> tuple[Any, ...]:
+    """The parameters of *kernel* in *src* (parsed once per text, kernel and options: the
+    launches of one kernel share them)."""
     from ridgeline.sources import parse_opencl
 
-    build = BuildOptions.parse(launch.build_options) if launch.build_options else None
-    kernels = [k for k in parse_opencl(launch.src, build=build) if k.name == launch.kernel]
+    build = BuildOptions.parse(build_options) if build_options else None
+    kernels = [k for k in parse_opencl(src, build=build) if k.name == kernel]
     if not kernels:
-        raise SchemaError(f"kernel {launch.kernel!r} is not in the row's source")
-    params = kernels[0].params
+        raise SchemaError(f"kernel {kernel!r} is not in the row's source")
+    return tuple(kernels[0].params)
+
+
+def oclgrind_args(launch: RecordedLaunch) -> tuple[list[Any], list[str]]:
+    """The Oclgrind arguments of *launch* and notes on how buffers were filled."""
+    params = _params(launch.src, launch.kernel, launch.build_options)
     if len(launch.args) != len(params):
         raise SchemaError(f"the launch records {len(launch.args)} arguments; kernel "
                           f"{launch.kernel!r} takes {len(params)}")

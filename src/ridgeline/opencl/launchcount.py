@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ridgeline._atomic import write_text_atomic
+from ridgeline.errors import ExecutionError
 from ridgeline.opencl.launchargs import RecordedLaunch, oclgrind_args
 from ridgeline.profiles.oclgrind import OclgrindCounts, count_kernel, plugin_path
 
@@ -31,6 +32,8 @@ SAMPLE_ABOVE_GROUPS = 2
 COUNT_TIMEOUT = 60.0
 #: work-items of a counted group of a kernel that does not depend on its work-group
 GROUP_FREE_ITEMS = 32
+#: seconds the count in such groups may take before single work-items are counted instead
+FIRST_TRY = 8.0
 _VERSION = "2"
 #: what makes a kernel depend on how its work-items are grouped
 _GROUP_WORDS = re.compile(r"\b(barrier|work_group_\w+|get_local_id|get_group_id|get_local_size"
@@ -81,22 +84,29 @@ def _note(c: OclgrindCounts, fill_notes: list[str]) -> str:
     return "; ".join(parts)
 
 
-def counting_local(launch: RecordedLaunch) -> tuple[tuple[int, ...], str]:
+def counting_local(launch: RecordedLaunch, items: int = GROUP_FREE_ITEMS
+                   ) -> tuple[tuple[int, ...], str]:
     """The work-group size to count *launch* with: its own, or, for a kernel whose text
     never refers to work-groups (no barrier, local memory, local or group ids), a group of
-    at most :data:`GROUP_FREE_ITEMS` work-items along the first dimension (each work-item's
-    work is then the same however they are grouped, and two small groups cost less to run
-    than two large ones)."""
+    at most *items* work-items along the first dimension (each work-item's work is then the
+    same however they are grouped, and two small groups cost less to run than two large
+    ones)."""
     local = launch.local()
     per_group = math.prod(local)
-    if per_group <= GROUP_FREE_ITEMS or _GROUP_WORDS.search(_code(launch.src)) or any(
-            a.get("kind") == "local" for a in launch.args):
+    if per_group <= items or not group_free(launch):
         return local, ""
     g0 = launch.global_dims[0]
-    d = max(x for x in range(1, GROUP_FREE_ITEMS + 1) if g0 % x == 0)
+    d = max(x for x in range(1, items + 1) if g0 % x == 0)
     small = (d,) + (1,) * (len(launch.global_dims) - 1)
     return small, (f"counted in work-groups of {math.prod(small)} (the kernel does not refer "
                    f"to its work-group of {per_group})")
+
+
+def group_free(launch: RecordedLaunch) -> bool:
+    """Whether *launch*'s kernel text never refers to work-groups and it has no local
+    memory argument."""
+    return not (_GROUP_WORDS.search(_code(launch.src))
+                or any(a.get("kind") == "local" for a in launch.args))
 
 
 def _code(src: str) -> str:
@@ -115,12 +125,22 @@ def count_launch(launch: RecordedLaunch, *, sample_above: int | None = SAMPLE_AB
             c = OclgrindCounts.from_record(d["record"], d.get("errors", []))
             return LaunchCounts(c, d["note"], float(d["seconds"]), cached=True)
     args, fill_notes = oclgrind_args(launch)
-    # every group runs without sampling: their size changes nothing then
-    local, regroup = counting_local(launch) if sample_above is not None else (launch.local(), "")
     t0 = time.perf_counter()
-    c = count_kernel(launch.src, launch.kernel, launch.global_dims, local, args,
-                     build_options=launch.build_options, timeout=timeout,
-                     sample_above=sample_above)
+    if sample_above is None:  # every group runs: their size changes nothing then
+        c, regroup = _count(launch, args, launch.local(), "", None, timeout)
+    elif group_free(launch) and math.prod(launch.local()) > 1:
+        # groups of 32 work-items first; a kernel whose work-items each loop for long is
+        # counted on two single work-items (the first and the last) instead
+        try:
+            c, regroup = _count(launch, args, *counting_local(launch), sample_above,
+                                min(timeout, FIRST_TRY))
+        except ExecutionError as e:
+            if "did not finish" not in str(e):
+                raise
+            c, regroup = _count(launch, args, *counting_local(launch, 1), sample_above,
+                                max(1.0, timeout - (time.perf_counter() - t0)))
+    else:
+        c, regroup = _count(launch, args, launch.local(), "", sample_above, timeout)
     seconds = time.perf_counter() - t0
     note = _note(c, ([regroup] if regroup else []) + fill_notes)
     if regroup:
@@ -130,6 +150,14 @@ def count_launch(launch: RecordedLaunch, *, sample_above: int | None = SAMPLE_AB
         write_text_atomic(f, json.dumps({"record": _record(c), "errors": c.errors[:20],
                                          "note": note, "seconds": seconds}))
     return LaunchCounts(c, note, seconds)
+
+
+def _count(launch: RecordedLaunch, args: list[Any], local: tuple[int, ...], regroup: str,
+           sample_above: int | None, timeout: float) -> tuple[OclgrindCounts, str]:
+    c = count_kernel(launch.src, launch.kernel, launch.global_dims, local, args,
+                     build_options=launch.build_options, timeout=timeout,
+                     sample_above=sample_above)
+    return c, regroup
 
 
 def _record(c: OclgrindCounts) -> dict[str, Any]:

@@ -12,6 +12,7 @@ launch is 1-D (``dataset`` work-items in groups of ``wgsize``) with datagen's ar
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -110,9 +111,16 @@ def _median(v: list[float]) -> float | None:
     return statistics.median(v) if v else None
 
 
+@lru_cache(maxsize=1024)
+def _spec(src: str, kernel: str, build_options: str) -> Any:
+    from ridgeline.datagen.args import kernel_spec
+
+    build = BuildOptions.parse(build_options) if build_options else None
+    return kernel_spec(src, kernel=kernel or None, build=build)
+
+
 def _row_launch(row: Any, build: BuildOptions, base_dir: str | None
                 ) -> tuple[RecordedLaunch, str]:
-    from ridgeline.datagen.args import kernel_spec
     from ridgeline.datagen.features import infer_global_size
     from ridgeline.datagen.sizing import make_args
     from ridgeline.workflows.regressors import parse_problems, row_build
@@ -124,7 +132,7 @@ def _row_launch(row: Any, build: BuildOptions, base_dir: str | None
     problem = parse_problems(src, b.cl_string())
     if problem:
         raise SchemaError(f"the kernel does not compile: {problem}")
-    spec = kernel_spec(src, kernel=str(row.get("kernel", "") or "").strip() or None, build=b)
+    spec = _spec(src, str(row.get("kernel", "") or "").strip(), b.cl_string())
     gd, ld, args = (str(row.get(k, "") or "").strip() for k in ("global_dims", "local_dims",
                                                                "args"))
     if gd and args:
