@@ -158,3 +158,14 @@ def test_long_work_items_fall_back_to_single_work_item_groups(monkeypatch):
     assert "work-groups of 1 " in lc.note
     assert lc.counts.groups_run == 2 and lc.counts.groups_total == 4096
     assert lc.counts.flops_sp == 2 * 300 * 4096
+
+
+def test_a_launch_that_did_not_finish_is_said_at_once_until_given_more_time():
+    from ridgeline.errors import ExecutionError
+
+    launch = _launch(20, 1024, src=GROUPED, kernel="grouped")
+    with pytest.raises(ExecutionError, match="did not finish under Oclgrind within 0.001 s"):
+        count_launch(launch, timeout=0.001)
+    with pytest.raises(ExecutionError, match="within 0.001 s"):
+        count_launch(launch, timeout=0.001)  # from the cache
+    assert count_launch(launch, timeout=60).counts.flops_sp == 1024 * 21

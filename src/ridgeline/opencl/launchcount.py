@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ridgeline import errors
 from ridgeline._atomic import write_text_atomic
-from ridgeline.errors import ExecutionError
+from ridgeline.errors import CompileError, ExecutionError
 from ridgeline.opencl.launchargs import RecordedLaunch, oclgrind_args
 from ridgeline.profiles.oclgrind import OclgrindCounts, count_kernel, plugin_path
 
@@ -29,7 +30,7 @@ __all__ = ["LaunchCounts", "count_launch", "SAMPLE_ABOVE_GROUPS", "COUNT_TIMEOUT
 #: a launch of more work-groups than this runs its first and last group only
 SAMPLE_ABOVE_GROUPS = 2
 #: seconds one launch's count may take
-COUNT_TIMEOUT = 60.0
+COUNT_TIMEOUT = 20.0
 #: work-items of a counted group of a kernel that does not depend on its work-group
 GROUP_FREE_ITEMS = 32
 #: seconds the count in such groups may take before single work-items are counted instead
@@ -120,10 +121,32 @@ def count_launch(launch: RecordedLaunch, *, sample_above: int | None = SAMPLE_AB
     key = _key(launch, sample_above)
     f = _cache_dir() / f"{key}.json"
     if cache:
-        with contextlib.suppress(OSError, ValueError, TypeError, KeyError):
-            d = json.loads(f.read_text())
+        d = _cached(f)
+        if "failed" in d and float(d.get("timeout", 0)) >= timeout:
+            raise getattr(errors, str(d.get("type")), ExecutionError)(d["failed"])
+        if "record" in d:
             c = OclgrindCounts.from_record(d["record"], d.get("errors", []))
             return LaunchCounts(c, d["note"], float(d["seconds"]), cached=True)
+    try:
+        return _count_launch(launch, sample_above, timeout, f if cache else None)
+    except (CompileError, ExecutionError) as e:
+        # a kernel that does not build or finish fails again with the same inputs and no
+        # more time: said at once (a longer *timeout* tries again)
+        if cache:
+            write_text_atomic(f, json.dumps({"failed": str(e), "type": type(e).__name__,
+                                             "timeout": timeout}))
+        raise
+
+
+def _cached(f: Path) -> dict[str, Any]:
+    with contextlib.suppress(OSError, ValueError, TypeError):
+        d = json.loads(f.read_text())
+        return d if isinstance(d, dict) else {}
+    return {}
+
+
+def _count_launch(launch: RecordedLaunch, sample_above: int | None, timeout: float,
+                  f: Path | None) -> LaunchCounts:
     args, fill_notes = oclgrind_args(launch)
     t0 = time.perf_counter()
     if sample_above is None:  # every group runs: their size changes nothing then
@@ -146,7 +169,7 @@ def count_launch(launch: RecordedLaunch, *, sample_above: int | None = SAMPLE_AB
     if regroup:
         real = launch.local()
         c.local_size = (real + (1, 1, 1))[:3]  # type: ignore[assignment]
-    if cache:
+    if f is not None:
         write_text_atomic(f, json.dumps({"record": _record(c), "errors": c.errors[:20],
                                          "note": note, "seconds": seconds}))
     return LaunchCounts(c, note, seconds)
