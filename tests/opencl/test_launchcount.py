@@ -169,3 +169,16 @@ def test_a_launch_that_did_not_finish_is_said_at_once_until_given_more_time():
     with pytest.raises(ExecutionError, match="within 0.001 s"):
         count_launch(launch, timeout=0.001)  # from the cache
     assert count_launch(launch, timeout=60).counts.flops_sp == 1024 * 21
+
+
+def test_a_buffer_short_of_a_whole_element_is_rounded_up():
+    from ridgeline.opencl.launchargs import oclgrind_args
+
+    launch = RecordedLaunch.from_json(
+        LOOP.replace("typedef float real", "typedef double real"), "loop", "64", "8",
+        json.dumps([{"kind": "buffer", "bytes": 20}, {"kind": "buffer", "bytes": 512},
+                    {"kind": "scalar", "bytes": 8, "hex": _hex("d", 1.0)},
+                    {"kind": "scalar", "bytes": 4, "hex": _hex("i", 2)}]))
+    args, _ = oclgrind_args(launch)
+    assert args[0].nbytes == 24 and args[0].sim_type == "double"
+    assert count_launch(launch, cache=False).counts.flops_dp == 2 * 2 * 64

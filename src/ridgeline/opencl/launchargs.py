@@ -31,6 +31,8 @@ POCL_MAX_WG = 4096
 #: Oclgrind's simulator element types
 _SIM_TYPES = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float",
               "double", "half")
+_SIM_SIZES = {"char": 1, "uchar": 1, "short": 2, "ushort": 2, "half": 2, "int": 4, "uint": 4,
+              "float": 4, "long": 8, "ulong": 8, "double": 8}
 _ALIASES = {"unsigned char": "uchar", "unsigned short": "ushort", "unsigned int": "uint",
             "unsigned": "uint", "unsigned long": "ulong", "signed char": "char",
             "size_t": "ulong", "bool": "uchar", "long long": "long",
@@ -222,7 +224,11 @@ def oclgrind_args(launch: RecordedLaunch) -> tuple[list[Any], list[str]]:
             t = resolve_type(p.element_type, launch.src, launch.build_options)
             if t is None:
                 zero_filled.append(p.name)
-            out.append(Buffer(max(1, nbytes), 1 if t else 0, sim_type=t or "uchar"))
+            # Oclgrind fills whole elements: a host that allocated a few bytes short of one
+            # (sizeof(float) * n for a double buffer) gets the last element whole
+            size = _SIM_SIZES.get(t or "uchar", 1)
+            out.append(Buffer(-(-max(1, nbytes) // size) * size, 1 if t else 0,
+                              sim_type=t or "uchar"))
         else:
             out.append(_scalar(rec, i, p, launch.src, launch.build_options))
     notes = ["buffers filled with ones"]
