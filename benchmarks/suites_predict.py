@@ -304,11 +304,11 @@ def main() -> None:
             for k in ("pred_bound_ms", "pred_transfer_ms", "count_s", "counts_note"):
                 if str(r.get(k, "")) not in ("", "nan"):
                     row[k] = r[k] if k != "counts_note" else str(r[k])[:200]
-    report["rows"] = list(per_row.values())
-    text = json.dumps(report, indent=2, default=str)
-    print(json.dumps({k: v for k, v in report.items() if k != "rows"}, indent=2, default=str))
-    if a.json:
-        Path(a.json).write_text(text + "\n")
+    head = json.dumps({**report, "rows": "ROWS"}, indent=2, default=str)
+    print(head.replace('"ROWS"', f"[{len(per_row)} rows]"))
+    if a.json:  # one line a row
+        rows_text = ",\n".join("    " + json.dumps(r, default=str) for r in per_row.values())
+        Path(a.json).write_text(head.replace('"ROWS"', "[\n" + rows_text + "\n  ]") + "\n")
 
 
 if __name__ == "__main__":
