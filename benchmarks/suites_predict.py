@@ -22,7 +22,13 @@ Figures: per row (configuration) and kernel-grouped (each kernel once: its media
 its configurations, and the median of its predicted/measured ratios for within 2x).
 
     python benchmarks/suites_predict.py --runs runs/suites --model runs/pocl-model \\
-        [--json benchmarks/results/suites_pocl.json]
+        --model runs/pocl-counted [--json benchmarks/results/suites_pocl.json]
+
+Each ``--model`` is scored on the same rows (a GBM or LLM folder, a counted-model folder, or
+``counted``: the bound at the measured PoCL peaks alone). The counted model counts each
+row's middle launch in issue order at its recorded arguments (``global_dims``,
+``local_dims``, ``args`` columns): a row whose launches differ in scalar values (a solver's
+step) is predicted at its middle step, against the median of its launches' times.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ import shlex
 import statistics
 import subprocess
 import sys
+import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -90,6 +97,7 @@ def launch_rows(runs: Path, progs: dict[tuple[str, str], dict[str, Any]]
     """Distinct launch configurations of every traced program, the per-suite transfer
     and kernel totals, and the kernels whose every launch had 0 work-items."""
     groups: dict[tuple[Any, ...], list[float]] = defaultdict(list)
+    recorded: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
     meta: dict[tuple[Any, ...], dict[str, Any]] = {}
     totals: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     empty: set[tuple[str, str, str]] = set()
@@ -119,6 +127,7 @@ def launch_rows(runs: Path, progs: dict[tuple[str, str], dict[str, Any]]
             key = (suite, prog, r["kernel"], hashlib.sha1((src or "").encode()).hexdigest(),
                    opts, tuple(r["global"]), tuple(r["local"] or ()), args)
             groups[key].append(float(r["end"] - r["start"]))
+            recorded[key].append(r)
             if key not in meta:
                 buf = sum(a["bytes"] for a in r["args"] if a["kind"] in ("buffer", "image"))
                 given = bool(r["local"]) and _prod(r["local"]) > 0
@@ -130,8 +139,12 @@ def launch_rows(runs: Path, progs: dict[tuple[str, str], dict[str, Any]]
                              "source_missing": src is None}
     rows = []
     for key, times in groups.items():
+        mid = recorded[key][(len(recorded[key]) - 1) // 2]  # middle launch in issue order
         rows.append({**meta[key], "launches": len(times),
-                     "measured_ms": statistics.median(times) / 1e6})
+                     "measured_ms": statistics.median(times) / 1e6,
+                     "global_dims": ",".join(map(str, mid["global"])),
+                     "local_dims": ",".join(map(str, mid["local"])) if meta[key]["local_given"]
+                     else "", "args": json.dumps(mid["args"])})
     seen = {(r["suite"], r["program"], r["kernel"]) for r in rows}
     only_empty = [{"suite": s, "program": p, "kernel": k, "status": "no kernel run",
                    "why": "every launch had 0 work-items (its input in the snapshot is empty)"}
@@ -148,12 +161,17 @@ def predict(rows: list[dict[str, Any]], model: str, work: Path) -> list[dict[str
     have = frame[~frame["source_missing"]].reset_index(drop=True)
     inp, out = work / "rows.csv", work / "pred.csv"
     have[["suite", "program", "kernel", "src", "build_options", "wgsize", "transfer", "dataset",
-          "launches", "measured_ms", "local_given"]].to_csv(inp, index=False)
+          "launches", "measured_ms", "local_given", "global_dims", "local_dims",
+          "args"]].to_csv(inp, index=False)
     cmd = [sys.executable, "-m", "ridgeline", "regress-batch", str(inp), "--model", model,
            "--out", str(out)]
+    t0 = time.monotonic()
     subprocess.run(cmd, check=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    seconds = time.monotonic() - t0
     pred = pd.read_csv(out, keep_default_na=False, dtype={"error": str})
     done = pred.to_dict("records")
+    for r in done:
+        r["batch_seconds_per_row"] = seconds / max(1, len(done))
     missing = frame[frame["source_missing"]].to_dict("records")
     for r in missing:
         r.update(pred_runtime_ms="", error="the program was built from a binary: no source "
@@ -211,43 +229,86 @@ def misses(progs: dict[tuple[str, str], dict[str, Any]], rows: list[dict[str, An
     return dict(out)
 
 
+def _model_meta(model: str) -> dict[str, Any]:
+    f = Path(model) / "meta.json"
+    if not f.exists():
+        return {"model": model, "includes": "kernel only",
+                "target": "the counted bound at the measured PoCL peaks, no correction"}
+    meta = json.loads(f.read_text())
+    return {k: meta.get(k) for k in ("model", "device", "includes", "target", "rows", "kernels",
+                                     "held_out", "split", "peaks")}
+
+
+def _label(model: str) -> str:
+    meta = _model_meta(model)
+    return f"{meta.get('model') or 'gbm'} ({model})"
+
+
+def score_model(rows: list[dict[str, Any]], progs: dict[tuple[str, str], dict[str, Any]],
+                only_empty: list[dict[str, Any]], model: str) -> dict[str, Any]:
+    suites = sorted({r["suite"] for r in rows} | {s for s, _ in progs})
+    out: dict[str, Any] = {"model": _model_meta(model), "overall": score(rows), "suites": {},
+                           "misses": misses(progs, rows, only_empty)}
+    per_row = [float(r.get("batch_seconds_per_row", 0) or 0) for r in rows]
+    out["seconds_per_row"] = max(per_row) if per_row else None
+    counted = [float(r["count_s"]) for r in rows if str(r.get("count_s", "")) not in ("", "nan")]
+    if counted:
+        out["count_seconds"] = {"median": statistics.median(counted), "max": max(counted),
+                                "over_2s": sum(c > 2 for c in counted) / len(counted)}
+    for s in suites:
+        out["suites"][s] = score([r for r in rows if r["suite"] == s])
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", default="runs/suites")
-    ap.add_argument("--model", required=True)
+    ap.add_argument("--model", required=True, action="append",
+                    help="a train-regressor folder or 'counted' (repeatable: each is scored)")
     ap.add_argument("--json", default=None)
     a = ap.parse_args()
     runs = Path(a.runs)
     progs = programs(runs)
     rows, totals, only_empty = launch_rows(runs, progs)
-    rows = predict(rows, a.model, runs / "predict")
-    suites = sorted({r["suite"] for r in rows} | {s for s, _ in progs})
-    meta = json.loads((Path(a.model) / "meta.json").read_text())
     report: dict[str, Any] = {
         "protocol": "LLMPerf public-suite test on the local device: train on CLgen kernels "
                     "timed by ridgeline datagen only, predict the suites' kernels",
         "device": "PoCL CPU device (pthread)", "includes": "kernel time only (START..END "
         "of each launch); transfers timed apart", "llmperf_suites_mape": LLMPERF_SUITES_MAPE,
-        "model": {k: meta.get(k) for k in ("device", "includes", "target", "rows", "kernels",
-                                           "held_out", "split")},
-        "run_limits": {"wall_s": 120, "cpu_s": "121 (SHOC, PolyBench) and 241 (Rodinia), "
-                       "none ended by it"},
+        "run_limits": {"wall_s": 120, "cpu_s": "121 (SHOC, PolyBench) and 241 (Rodinia)"},
         "provenance": provenance(dataset=f"suite traces in {runs}", seed=None),
-        "overall": score(rows), "suites": {},
-        "misses": misses(progs, rows, only_empty)}
-    for s in suites:
+        "suites": {}, "models": {}, "rows": []}
+    for s in sorted({r["suite"] for r in rows} | {s for s, _ in progs}):
         srows = [r for r in rows if r["suite"] == s]
         sp = {k: v for k, v in progs.items() if k[0] == s}
         report["suites"][s] = {
-            **score(srows), "programs": len(sp),
+            "programs": len(sp), "rows": len(srows),
             "kernels_without_work": sum(1 for e in only_empty if e["suite"] == s),
             "programs_with_launches": sum(1 for v in sp.values() if v.get("timed_launches")),
             "rows_without_local_size": sum(1 for r in srows if not r["local_given"]),
             "time": totals.get(s, {})}
-    text = json.dumps(report, indent=2, default=str)
-    print(text)
-    if a.json:
-        Path(a.json).write_text(text + "\n")
+    per_row: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for i, model in enumerate(a.model):
+        pred = predict(rows, model, runs / f"predict-{i}")
+        label = _label(model)
+        report["models"][label] = score_model(pred, progs, only_empty, model)
+        for r in pred:
+            key = (r["suite"], r["program"], r["kernel"], r.get("global_dims"), r.get("args"),
+                   r["measured_ms"])
+            row = per_row.setdefault(key, {k: r.get(k) for k in (
+                "suite", "program", "kernel", "global_dims", "local_dims", "measured_ms",
+                "launches")})
+            row[f"pred_ms {label}"] = r.get("pred_runtime_ms")
+            if r.get("error"):
+                row[f"error {label}"] = str(r["error"])[:160]
+            for k in ("pred_bound_ms", "pred_transfer_ms", "count_s", "counts_note"):
+                if str(r.get(k, "")) not in ("", "nan"):
+                    row[k] = r[k] if k != "counts_note" else str(r[k])[:200]
+    head = json.dumps({**report, "rows": "ROWS"}, indent=2, default=str)
+    print(head.replace('"ROWS"', f"[{len(per_row)} rows]"))
+    if a.json:  # one line a row
+        rows_text = ",\n".join("    " + json.dumps(r, default=str) for r in per_row.values())
+        Path(a.json).write_text(head.replace('"ROWS"', "[\n" + rows_text + "\n  ]") + "\n")
 
 
 if __name__ == "__main__":

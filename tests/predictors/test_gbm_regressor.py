@@ -86,7 +86,9 @@ def test_regress_batch_contract(tmp_path: Path) -> None:
          "dataset": "4096"},  # a syntax error: an error, not a prediction
     ])
     out = predict_batch(model, batch)
-    assert list(out.columns) == [*batch.columns, "pred_runtime_ms", "error", "counts_note"]
+    assert list(out.columns) == [*batch.columns, "pred_runtime_ms", "error", "counts_note",
+                                 "includes"]
+    assert out.loc[0, "includes"].startswith("as the model's training target: ")
     assert out.loc[0, "error"] == "" and out.loc[1, "error"] == ""
     assert "Oclgrind counts" in out.loc[0, "counts_note"] and out.loc[2, "counts_note"] == ""
     assert out.loc[0, "pred_runtime_ms"] == pytest.approx(out.loc[1, "pred_runtime_ms"])

