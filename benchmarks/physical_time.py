@@ -18,7 +18,8 @@ Protocols (development programs only unless ``--sealed``):
   protocol);
 - blends, scored the same way: ``blend`` the geometric mean of the two models' times;
   ``counted-physical`` the physical time where a row has CPU-execution counts, the learned
-  one elsewhere.
+  one elsewhere (what ``--predictor physical`` gives); with ``--stacked`` also ``stacked``,
+  the trees given the physical time (log10 ns, and over the roofline bound) as features.
 
 Figures: within 2x, median APE, MAPE, per GPU, on every timed row and on the rows with
 CPU-execution counts. ``--write-constants`` writes ``models/physical-constants.json``: the
@@ -129,6 +130,36 @@ def _learned_fold(hb: pd.DataFrame, test: pd.DataFrame, splits: Split,
     return pred["time_ns"].to_numpy(float)
 
 
+#: the physical time as the trees see it (log10 ns, and over the roofline bound ``roof_t_ns``)
+STACK_COLUMNS = ("phys_log_ns", "phys_over_roof")
+
+
+def _with_physical(rows: pd.DataFrame, c: dict[str, float]) -> pd.DataFrame:
+    t = np.log10(ph.time_ns(ph.inputs_from_frame(rows), [get_gpu(g) for g in rows["gpu"]], c))
+    return rows.assign(phys_log_ns=t, phys_over_roof=t - rows["roof_t_ns"].to_numpy(float))
+
+
+def stacked(train: pd.DataFrame, test: pd.DataFrame) -> np.ndarray:
+    """Times of *test* from the trees trained on *train* with the physical time (constants
+    fitted on *train*) as two more features: numbers from counts and the GPU, nothing that
+    names a program."""
+    c = fit_all(train)
+    hb_eval.set_model_params(extra_features=STACK_COLUMNS)
+    try:
+        model = hb_eval._train(_with_physical(train, c))
+    finally:
+        hb_eval.set_model_params()
+    return np.asarray(model.predict(_with_physical(test, c))["time_ns"], float)
+
+
+def _stacked_cv(hb: pd.DataFrame) -> np.ndarray:
+    out = np.full(len(hb), np.nan)
+    progs = hb["program"].to_numpy()
+    for _, te in group_kfold(hb, FOLDS, SEED):
+        out[te] = stacked(hb[~np.isin(progs, progs[te])], hb.iloc[te])
+    return out
+
+
 def _heldout_gpu(hb: pd.DataFrame, g: str, cache: Path | None,
                  logo: dict[str, np.ndarray], unseen: dict[str, np.ndarray],
                  with_unseen: bool) -> None:
@@ -151,16 +182,19 @@ def _heldout_gpu(hb: pd.DataFrame, g: str, cache: Path | None,
         lambda f, ps: ((f["gpu"] != g) & ~f["program"].isin(ps)).to_numpy()))
 
 
-def development(table: pd.DataFrame, cache: Path | None, unseen_learned: bool
-                ) -> dict[str, Any]:
+def development(table: pd.DataFrame, cache: Path | None, unseen_learned: bool,
+                with_stacked: bool = False) -> dict[str, Any]:
     """The development protocols (``heldout_gpu_program`` with *unseen_learned*: 15 more
-    fits of the learned model)."""
+    fits of the learned model; the trees with the physical time on cv with
+    *with_stacked*)."""
     hb, phys = physical_cv(table)
     res: dict[str, Any] = {}
     cv = {"physical": phys,
           "learned": _learned(cache, "cv", lambda: _learned_fold(
               hb, hb, group_kfold(hb, FOLDS, SEED),
               lambda f, progs: ~f["program"].isin(progs).to_numpy()))}
+    if with_stacked:
+        cv["stacked"] = _learned(cache, "cv_stacked", lambda: _stacked_cv(hb))
     res["cv"] = _scores(hb, _blend(hb, cv))
     if not unseen_learned:
         res["heldout_gpu"] = _scores(hb, _blend(hb, _heldout(hb, cache, False)[0]))
@@ -187,7 +221,8 @@ def _heldout(hb: pd.DataFrame, cache: Path | None, with_unseen: bool
     return logo, unseen
 
 
-def sealed(table: pd.DataFrame, cache: Path | None) -> dict[str, Any]:
+def sealed(table: pd.DataFrame, cache: Path | None, with_stacked: bool = False
+           ) -> dict[str, Any]:
     """The sealed programs' rows from fits on every development row (report only)."""
     full = hb_eval._prepared(table)
     seal = sealed_mask(full)
@@ -199,6 +234,8 @@ def sealed(table: pd.DataFrame, cache: Path | None) -> dict[str, Any]:
                                     [get_gpu(g) for g in test["gpu"]], c),
              "learned": _learned(cache, "sealed", lambda: hb_eval._train(dev).predict(test)[
                  "time_ns"].to_numpy(float))}
+    if with_stacked:
+        preds["stacked"] = _learned(cache, "sealed_stacked", lambda: stacked(dev, test))
     out: dict[str, Any] = {"sealed": _scores(test, _blend(test, preds))}
     held: dict[str, np.ndarray] = {k: np.full(len(test), np.nan) for k in ("physical",
                                                                              "learned")}
@@ -275,6 +312,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--unseen", action="store_true",
                     help="also the GPU and the program held out together (15 more fits of "
                     "the learned model)")
+    ap.add_argument("--stacked", action="store_true",
+                    help="also the trees with the physical time as two more features (cv "
+                    "and sealed only: 5 more fits of the learned model)")
     ap.add_argument("--sealed", action="store_true",
                     help="also the sealed programs (report only; choose nothing there)")
     args = ap.parse_args(argv)
@@ -283,9 +323,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"constants: {write_constants(table)}")
         if args.constants_only:
             return 0
-    res = development(table, args.cache, args.unseen)
+    res = development(table, args.cache, args.unseen, args.stacked)
     if args.sealed:
-        res.update(sealed(table, args.cache))
+        res.update(sealed(table, args.cache, args.stacked))
     print("within 2x / median APE / MAPE per model")
     _print(res)
     if args.json:
