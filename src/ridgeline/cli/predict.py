@@ -55,9 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--grid", help="grid size: '(X, Y, Z)', 'X', 'X,Y,Z'")
     p.add_argument("--block", help="block size, same forms")
     p.add_argument("--args", default=None, help="the program's command-line arguments")
-    p.add_argument("--predictor", default="learned",
-                   help="learned (default), physical (learned counts, time from the physical "
-                   "timing model) or analytic")
+    p.add_argument("--predictor", default="learned", help="learned (default) or analytic")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--count", choices=["auto", "never", "always"], default="never",
                    help="run the program on the CPU with instrumentation for exact FLOPs and "
@@ -97,9 +95,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("rows", metavar="ROWS.csv")
     b.add_argument("--sources", required=True, metavar="DIR", help="folder of program folders")
     b.add_argument("--out", required=True, metavar="OUT.csv")
-    b.add_argument("--predictor", default="learned",
-                   help="learned (default), physical (time from the physical timing model) or "
-                   "analytic")
+    b.add_argument("--predictor", default="learned", help="learned (default) or analytic")
     b.add_argument("--jobs", type=int, default=None, help="processes (default: all cores)")
     b.add_argument("--count", choices=["cached", "auto", "never"], default="auto",
                    help="CPU-execution counts: auto (default) takes them from the shipped "
