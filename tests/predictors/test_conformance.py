@@ -83,6 +83,13 @@ def learned_case() -> tuple[Predictor, list[Query]]:
 
 
 @pytest.fixture
+def physical_case() -> tuple[Predictor, list[Query]]:
+    from ridgeline.predictors.physical_predictor import PhysicalPredictor
+
+    return PhysicalPredictor(), _cuda_queries()
+
+
+@pytest.fixture
 def analytic_case() -> tuple[Predictor, list[Query]]:
     from ridgeline.predictors.analytic import AnalyticPredictor
 
@@ -123,6 +130,7 @@ def llm_case(embedded_server: Any,  # noqa: F811 - the imported fixture
 CASES: dict[str, str] = {
     "learned": "learned_case",
     "analytic": "analytic_case",
+    "physical": "physical_case",
     "gbm-regressor": "gbm_case",
     "llm-regressor": "llm_regressor_case",
     "llm": "llm_case",

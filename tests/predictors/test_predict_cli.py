@@ -80,7 +80,7 @@ def _rows(tmp_path: Path) -> Path:
     return p
 
 
-@pytest.mark.parametrize("predictor", ["learned", "analytic"])
+@pytest.mark.parametrize("predictor", ["learned", "analytic", "physical"])
 def test_predict_batch_contract(tmp_path: Path, stencil_dir: Path, omp_dir: Path,
                                 predictor: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert stencil_dir.parent == omp_dir.parent == tmp_path
@@ -130,6 +130,9 @@ def test_predict_batch_contract(tmp_path: Path, stencil_dir: Path, omp_dir: Path
         assert (lo < t).all() and (t < hi).all()
         assert hi[2] / lo[2] < hi[0] / lo[0]
         assert all(df["pred_xtime_lo_ns"][i] == "" for i in (2, 3, 4, 5))
+        if predictor == "physical":  # the counted row: which term bounds its time
+            assert "bound" in df["pred_time_note"][6] and "waves" in df["pred_time_note"][6]
+            assert all("needs CPU-execution counts" in df["pred_time_note"][i] for i in (0, 1))
 
 
 def test_predict_batch_missing_columns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -55,7 +55,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--grid", help="grid size: '(X, Y, Z)', 'X', 'X,Y,Z'")
     p.add_argument("--block", help="block size, same forms")
     p.add_argument("--args", default=None, help="the program's command-line arguments")
-    p.add_argument("--predictor", default="learned", help="learned (default) or analytic")
+    p.add_argument("--predictor", default="learned",
+                   help="learned (default), physical (the timing model over CPU counts), "
+                   "analytic, or any registered predictor")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--count", choices=["auto", "never", "always"], default="never",
                    help="run the program on the CPU with instrumentation for exact FLOPs and "
@@ -98,7 +100,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("rows", metavar="ROWS.csv")
     b.add_argument("--sources", required=True, metavar="DIR", help="folder of program folders")
     b.add_argument("--out", required=True, metavar="OUT.csv")
-    b.add_argument("--predictor", default="learned", help="learned (default) or analytic")
+    b.add_argument("--predictor", default="learned",
+                   help="learned (default), physical (the timing model over CPU counts) or "
+                   "analytic")
     b.add_argument("--jobs", type=int, default=None, help="processes (default: all cores)")
     b.add_argument("--count", choices=["cached", "auto", "never"], default="auto",
                    help="CPU-execution counts: auto (default) takes them from the shipped "
@@ -144,6 +148,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _predictor(name: str) -> Any:
     import ridgeline.predictors.analytic  # noqa: F401 - registers
     import ridgeline.predictors.learned  # noqa: F401 - registers
+    import ridgeline.predictors.physical_predictor  # noqa: F401 - registers
     from ridgeline.predictors import PREDICTORS
 
     return PREDICTORS.get(name)()
@@ -198,6 +203,10 @@ def _anchor(text: str, cat: Any, preds: list[Any], pred: Any, kref: Any, launch:
     anchor_predictions(preds, anchor, on or pred.predict(kref, launch, anchor.gpu))
 
 
+#: predictors that take CPU-execution counts (--count)
+COUNTING_PREDICTORS = ("learned", "physical")
+
+
 #: an OpenMP region's name (``copy_l105``, ``__omp_offloading_..._l105``): counted with the
 #: OpenMP backend when a folder holds several
 _REGION = re.compile(r"_l\d+$")
@@ -212,13 +221,14 @@ def _attach_counts(args: argparse.Namespace, pred: Any, sources: list[Path], kre
     ("counting skipped ...") and the learned path; the other GPUs are counted."""
     mode = getattr(args, "count", "never")
     if mode == "never":
-        if args.predictor != "learned":
+        if args.predictor not in COUNTING_PREDICTORS:
             return None, {}
         note = ("counts learned from source analysis, not CPU execution: --count auto runs "
                 "the program once on the CPU (cached) for exact counts, the more accurate path")
         return None, {g.name: [note] for g in gpus}
-    if args.predictor != "learned":
-        raise UsageError(f"--count {mode} needs --predictor learned (got {args.predictor!r})")
+    if args.predictor not in COUNTING_PREDICTORS:
+        raise UsageError(f"--count {mode} needs --predictor learned or physical (got "
+                         f"{args.predictor!r})")
     from ridgeline.counting import shipped_gpu
     from ridgeline.errors import RidgelineError
 

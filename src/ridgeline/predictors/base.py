@@ -124,6 +124,7 @@ PREDICTORS: Registry[type[Predictor]] = Registry("predictor")
 PREDICTOR_MODULES = (
     "ridgeline.predictors.learned",
     "ridgeline.predictors.analytic",
+    "ridgeline.predictors.physical_predictor",
     "ridgeline.predictors.llm_classifier",
     "ridgeline.predictors.gbm_regressor",
     "ridgeline.predictors.llm_regressor",

@@ -42,6 +42,7 @@ from ridgeline.limits import COUNT_TIMEOUT_S
 from ridgeline.predictors.batch import analyze_rows
 from ridgeline.predictors.batch_anchor import anchor_columns, anchor_rows
 from ridgeline.predictors.batch_rows import row_problems
+from ridgeline.predictors.physical_predictor import physical_times
 from ridgeline.sources.build import ProgramBuild
 
 __all__ = ["predict_batch", "predict_rows", "output_columns", "check_settings", "PRED_COLUMNS",
@@ -75,18 +76,21 @@ def _from_log(x: pd.Series) -> np.ndarray:
 
 
 COUNT_MODES = ["cached", "auto", "never"]
+#: predictors predict-batch runs: the learned one, its counts with the physical time, the
+#: analysed source's counts and roofline time
+BATCH_PREDICTORS = ("learned", "physical", "analytic")
 
 
 def check_settings(predictor: str, count: str) -> None:
-    if predictor not in ("learned", "analytic"):
-        raise UnknownNameError("batch predictor", predictor, ["learned", "analytic"])
+    if predictor not in BATCH_PREDICTORS:
+        raise UnknownNameError("batch predictor", predictor, list(BATCH_PREDICTORS))
     if count not in COUNT_MODES:
         raise UnknownNameError("count mode", count, COUNT_MODES)
 
 
 def output_columns(columns: list[str], predictor: str) -> list[str]:
     """The output's columns: the input's, then the added ones in their stable order."""
-    extra = LEARNED_COLUMNS if predictor == "learned" else []
+    extra = LEARNED_COLUMNS if predictor != "analytic" else []
     return list(dict.fromkeys([*columns, *PRED_COLUMNS, "pred_origin", *extra,
                                *COUNT_COLUMNS, *anchor_columns(columns)]))
 
@@ -182,6 +186,12 @@ def _predict_ok(out: pd.DataFrame, idx: np.ndarray, sub: pd.DataFrame, rows: pd.
     try:
         X = features_frame(sub, gpus)
         y = shipped_model().predict(X)
+        notes = time_notes(X, y)
+        if predictor == "physical":
+            phys = physical_times(X, y, gpus)
+            y = y.assign(**{k: phys[k].to_numpy(float) for k in ("time_ns", "time_lo_ns",
+                                                                   "time_hi_ns")})
+            notes = list(phys["note"])
     except RidgelineError as e:
         return f"{type(e).__name__}: {e}"
     counts = y[["flops_sp", "flops_dp", "flops_hp", "int_ops", "dram_bytes"]]
@@ -201,7 +211,7 @@ def _predict_ok(out: pd.DataFrame, idx: np.ndarray, sub: pd.DataFrame, rows: pd.
         for row, gpu, h in zip(counts.itertuples(index=False), gpus, has, strict=True)]
     out.loc[at, "pred_xtime_lo_ns"] = y["time_lo_ns"].to_numpy(float)
     out.loc[at, "pred_xtime_hi_ns"] = y["time_hi_ns"].to_numpy(float)
-    out.loc[at, "pred_time_note"] = time_notes(X, y)
+    out.loc[at, "pred_time_note"] = notes
     return ""
 
 
