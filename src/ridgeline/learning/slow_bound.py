@@ -37,8 +37,8 @@ SCHEDULERS_PER_SM = 4
 REASONS = ("atomics on one address", "serial loop", "tiny grid")
 
 #: count column -> the column of a feature frame with its rate (log10 per second): the
-#: achievable DRAM bandwidth, each precision's theoretical peak (the catalog has measured
-#: compute peaks for no GPU yet)
+#: achievable DRAM bandwidth and each precision's theoretical peak (the bound and its share were
+#: chosen with theoretical compute peaks, before the catalog had achievable ones)
 RATE_COLUMNS = {"dram_bytes": "g_bw_ach", "flops_sp": "g_sp", "flops_dp": "g_dp",
                 "flops_hp": "g_hp", "int_ops": "g_int"}
 
