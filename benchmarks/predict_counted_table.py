@@ -1,18 +1,14 @@
-"""Rebuild src/ridgeline/models/hecbench-counted.csv (derived numbers only) from the counting
-results (benchmarks/results/counting_*.jsonl) matched to the shipped feature table's rows, and
-hecbench-count-runs.csv (every program run, counted or the cause of its failure). Runs in
-benchmarks/results/threadwork_*.jsonl (the same command's results, kept apart) only add the
-per-thread work fields to the launches the counting results hold.
+"""Rebuild src/ridgeline/models/hecbench-counted.csv (derived numbers only) and
+hecbench-count-runs.csv (every program run, counted or the cause of its failure) from the
+results of one defaults-only counting run (benchmarks/counting_defaults.py: the counts a user
+gets with ``predict-batch --count auto``), matched to the shipped feature table's rows. Rows
+the run did not count stay uncounted: the predictor learns their counts from the source.
 
-    python benchmarks/predict_counted_table.py [RESULTS.jsonl ...]
     python benchmarks/predict_counted_table.py --defaults runs/counting_defaults.jsonl
 
-``--defaults FILE``: the table from that one results file alone (benchmarks/counting_defaults.py,
-the counts a user gets with the defaults), without the thread-work files; the rows covered per
-dataset are printed beside those of the table it replaces.
-
-Refit the shipped model afterwards with `ridgeline train --from-table` (no source analysis)
-so the counted columns are used."""
+The rows covered per dataset are printed beside those of the table it replaces. Refit the
+shipped model afterwards with `ridgeline train --from-table` (no source analysis) so the
+counted columns are used."""
 
 from __future__ import annotations
 
@@ -32,28 +28,29 @@ from ridgeline.learning.counted import (
 from ridgeline.learning.counted_columns import has_counts
 from ridgeline.learning.shipped import TABLE_FILE
 
+USAGE = ("usage: python benchmarks/predict_counted_table.py --defaults RESULTS.jsonl (the "
+         "results file of benchmarks/counting_defaults.py run)")
+
 
 def main(argv: list[str]) -> int:
-    root = Path(__file__).resolve().parent
-    defaults = argv[:1] == ["--defaults"]
-    if defaults and len(argv) != 2:
-        raise SystemExit("--defaults takes one results file (benchmarks/counting_defaults.py)")
-    results = [Path(a) for a in argv[defaults:]] or sorted(
-        (root / "results").glob("counting_*.jsonl"))
+    if len(argv) != 2 or argv[0] != "--defaults":
+        raise SystemExit(f"{USAGE}; got {' '.join(argv) or 'no arguments'}")
+    results = Path(argv[1])
+    if not results.is_file():
+        raise SystemExit(f"predict_counted_table: results file {str(results)!r} does not "
+                         f"exist; {USAGE}")
     models = Path(str(resources.files("ridgeline").joinpath("models")))
     rows = pd.read_parquet(models / TABLE_FILE)
     rows["exe_args"] = rows["exe_args"].fillna("")
     before = rows[has_counts(attach_counted(rows))].groupby("dataset").size()
-    thread_work = [] if defaults else sorted((root / "results").glob("threadwork_*.jsonl"))
-    table = build_counted_table(results, rows, thread_work)
+    table = build_counted_table([results], rows)
     table.to_csv(models / COUNTED_FILE, index=False, float_format="%.6g")
-    runs = build_count_runs(results)
+    runs = build_count_runs([results])
     runs.to_csv(models / RUNS_FILE, index=False)
     has = has_counts(attach_counted(rows, table))
     n = rows[has].groupby("dataset").size()
     print(f"{len(table)} (row key, GPU) entries, {len(runs)} program runs "
-          f"({int((runs['outcome'] != 'counted').sum())} failed) from {len(results)} result "
-          "files; "
+          f"({int((runs['outcome'] != 'counted').sum())} failed) from {results}; "
           f"rows covered per dataset: {n.to_dict()} of {rows.groupby('dataset').size().to_dict()}"
           f" (the table replaced: {before.to_dict()})")
     return 0
