@@ -16,6 +16,7 @@ import pytest
 from ridgeline.datasets import sealed_mask
 from ridgeline.errors import SchemaError
 from ridgeline.evaluation import hecbench_eval as hb_eval
+from ridgeline.evaluation.out_of_program import prepared_rows
 from ridgeline.hardware import get_gpu
 from ridgeline.launch import KernelRef, Launch
 from ridgeline.predictors import physical as ph
@@ -32,7 +33,7 @@ from ridgeline.predictors.physical_predictor import (
 def dev_rows() -> pd.DataFrame:
     """The development programs' timed HeCBench rows of the shipped feature table."""
     table = hb_eval.load_table()
-    full = hb_eval._prepared(table[~sealed_mask(table)].reset_index(drop=True))
+    full = prepared_rows(table[~sealed_mask(table)].reset_index(drop=True))
     hb = full[full["dataset"] == "hecbench"].reset_index(drop=True)
     t = hb["m_time_ns"].to_numpy(float)
     return hb[np.isfinite(t) & (t > 0)].reset_index(drop=True)
