@@ -8,6 +8,7 @@ import pytest
 
 from ridgeline.counting.program import (
     compile_commands_defines,
+    default_run_args,
     makefile_defines,
     makefile_fast_math,
     makefile_host_openmp,
@@ -214,3 +215,24 @@ def test_compile_commands_fast_math(tmp_path: Path) -> None:
     assert compile_commands_fast_math(cc, "bs-cuda")
     assert not compile_commands_fast_math(cc, "other-cuda")
     assert not compile_commands_fast_math(cc, "absent-cuda")
+
+
+def test_default_arguments_from_the_makefile_then_the_run_script(tmp_path: Path) -> None:
+    (tmp_path / "run").write_text(
+        "# There are three datasets:\n"
+        "bin/other ../data/x.txt\n"
+        "./hotspot 512 2 2 ../../data/temp_512 'out file.txt' > result.txt # first\n"
+        "./hotspot 1024 2 2 ../../data/temp_1024 out.txt\n")
+    assert default_run_args(tmp_path) == ["512", "2", "2", "../../data/temp_512",
+                                          "out file.txt"]
+    (tmp_path / "Makefile").write_text("program = main\nrun: $(program)\n"
+                                       "\t./$(program) 100 7\n")
+    assert default_run_args(tmp_path) == ["100", "7"]
+
+
+def test_no_default_arguments_without_a_command_of_the_folder(tmp_path: Path) -> None:
+    assert default_run_args(tmp_path) == []
+    (tmp_path / "run.sh").write_text("cuda/lud_cuda -s 256 -v\n./ | ls\n")
+    assert default_run_args(tmp_path) == []
+    (tmp_path / "run.sh").write_text("./pathfinder 100000 100 20|tee log\n")
+    assert default_run_args(tmp_path) == ["100000", "100", "20"]

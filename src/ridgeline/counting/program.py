@@ -14,7 +14,7 @@ from ridgeline.sources.makefile import defines_in, includes_in, std_in
 
 __all__ = ["sources_of", "library_sources", "makefile_defines", "makefile_fast_math",
            "makefile_no_fmad", "makefile_host_openmp",
-           "makefile_includes", "makefile_run_args",
+           "makefile_includes", "makefile_run_args", "run_script_args", "default_run_args",
            "makefile_std", "makefile_active_lines", "makefile_mentioned_sources",
            "makefile_cxx_driver", "sibling_ports", "compile_commands_defines",
            "run_build_flags", "compile_commands_fast_math"]
@@ -267,6 +267,40 @@ def makefile_run_args(program_dir: Path) -> list[str]:
             except ValueError:
                 return mm.group(1).split()
     return []
+
+
+#: shell scripts a suite ships beside a program to run it with its usual arguments
+RUN_SCRIPTS = ("run", "run.sh")
+#: a command that starts an executable of the script's own folder: ``./NAME ARGS``
+_OWN_COMMAND = re.compile(r"^\s*\./([\w.+-]+)(?:\s+(.*))?$")
+#: where a shell command's arguments end
+_SHELL_END = re.compile(r"\s*(?:[0-9]?[<>]|&>|[|;&])")
+
+
+def run_script_args(program_dir: Path) -> list[str] | None:
+    """Arguments of the folder's run script (:data:`RUN_SCRIPTS`): its first command that
+    starts an executable of the folder itself (``./hotspot 512 2 2 in out``), up to a
+    redirection, pipe or command separator; None when no script has one."""
+    for name in RUN_SCRIPTS:
+        script = program_dir / name
+        if not script.is_file() or script.stat().st_size > 64 << 10:
+            continue
+        for line in script.read_text(errors="replace").splitlines():
+            m = _OWN_COMMAND.match(line.split("#", 1)[0])
+            if not m:
+                continue
+            rest = _SHELL_END.split(" " + (m.group(2) or ""), 1)[0]
+            try:
+                return shlex.split(rest)
+            except ValueError:
+                return rest.split()
+    return None
+
+
+def default_run_args(program_dir: Path) -> list[str]:
+    """The arguments a program runs with when none are given: the Makefile's ``run`` target
+    (:func:`makefile_run_args`), else its run script's (:func:`run_script_args`), else none."""
+    return makefile_run_args(program_dir) or run_script_args(program_dir) or []
 
 
 def makefile_mentioned_sources(program_dir: Path, model: str) -> list[Path]:
