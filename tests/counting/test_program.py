@@ -13,6 +13,7 @@ from ridgeline.counting.program import (
     makefile_fast_math,
     makefile_host_openmp,
     makefile_nvcc_flags,
+    makefile_run_command,
     makefile_std,
     sources_of,
 )
@@ -236,3 +237,20 @@ def test_no_default_arguments_without_a_command_of_the_folder(tmp_path: Path) ->
     assert default_run_args(tmp_path) == []
     (tmp_path / "run.sh").write_text("./pathfinder 100000 100 20|tee log\n")
     assert default_run_args(tmp_path) == ["100000", "100", "20"]
+    # a run target that starts the program without arguments is a command: no script
+    (tmp_path / "Makefile").write_text("run: $(program)\n\t$(LAUNCHER) ./$(program)\n")
+    assert default_run_args(tmp_path) == []
+
+
+def test_run_target_commands_of_the_folder(tmp_path: Path) -> None:
+    mk = tmp_path / "Makefile"
+    mk.write_text("run: process $(program)\n        # compression\n"
+                  "\t$(LAUNCHER) ./$(program) msg_sp.trace.out 1\n")
+    assert makefile_run_command(tmp_path) == ["msg_sp.trace.out", "1"]
+    mk.write_text("run: build\n\t$(LAUNCHER) ulimit -s unlimited\n"
+                  "\t$(LAUNCHER) ./$(OBJ_DIR)/$(EXEC_NAME) 10 > out.txt\n")
+    assert makefile_run_command(tmp_path) == ["10"]
+    mk.write_text("run: hybridsort\n\t$(LAUNCHER) ./hybridsort r\n\nclean:\n\t./x 1\n")
+    assert makefile_run_command(tmp_path) == ["r"]
+    mk.write_text("run: main\n\tmpirun -np 2 main\n")
+    assert makefile_run_command(tmp_path) is None

@@ -14,7 +14,8 @@ from ridgeline.sources.makefile import defines_in, includes_in, std_in
 
 __all__ = ["sources_of", "library_sources", "makefile_defines", "makefile_fast_math",
            "makefile_no_fmad", "makefile_host_openmp",
-           "makefile_includes", "makefile_run_args", "run_script_args", "default_run_args",
+           "makefile_includes", "makefile_run_args", "makefile_run_command",
+           "own_command_args", "run_script_args", "default_run_args",
            "makefile_std", "makefile_active_lines", "makefile_mentioned_sources",
            "makefile_cxx_driver", "sibling_ports", "compile_commands_defines",
            "run_build_flags", "compile_commands_fast_math"]
@@ -255,52 +256,85 @@ def makefile_std(program_dir: Path) -> str:
 
 
 def makefile_run_args(program_dir: Path) -> list[str]:
-    """Arguments of the Makefile's ``run`` target (``./$(program) ARGS``)."""
-    m = re.search(r"^run\s*:.*\n((?:\t.*\n?)+)", _makefile(program_dir), re.M)
+    """Arguments of the Makefile's ``run`` target (:func:`makefile_run_command`; none when
+    it has no command)."""
+    return makefile_run_command(program_dir) or []
+
+
+#: the ``run`` target's recipe: tab-indented lines, with comment lines of any indent
+_RUN_RECIPE = re.compile(r"^run\s*:.*\n((?:(?:\t|[ ]*#).*\n?)+)", re.M)
+#: make variables a recipe line starts with before its command (``$(LAUNCHER) ./main``)
+_LEADING_VARS = re.compile(r"^\s*(?:\$[({]\w+[)}]\s+)*")
+
+
+def makefile_run_command(program_dir: Path) -> list[str] | None:
+    """Arguments of the Makefile's ``run`` target: its ``./$(program) ARGS`` line, else its
+    first command that starts a program of the folder (``./hybridsort r``,
+    ``./$(OBJ_DIR)/$(EXEC_NAME) 10``; see :func:`own_command_args`); None when it has no
+    such command."""
+    m = _RUN_RECIPE.search(_makefile(program_dir))
     if not m:
-        return []
-    for line in m.group(1).splitlines():
+        return None
+    lines = [ln for ln in m.group(1).splitlines() if not ln.lstrip().startswith("#")]
+    for line in lines:
         mm = re.search(r"\./\$\(program\)\s*(.*)$", line)
         if mm:
-            try:
-                return shlex.split(mm.group(1))
-            except ValueError:
-                return mm.group(1).split()
-    return []
+            return _words(mm.group(1))
+    for line in lines:
+        args = own_command_args(_LEADING_VARS.sub("", line))
+        if args is not None:
+            return args
+    return None
 
 
 #: shell scripts a suite ships beside a program to run it with its usual arguments
 RUN_SCRIPTS = ("run", "run.sh")
-#: a command that starts an executable of the script's own folder: ``./NAME ARGS``
-_OWN_COMMAND = re.compile(r"^\s*\./([\w.+-]+)(?:\s+(.*))?$")
+#: a command that starts an executable of its own folder: ``./NAME ARGS``
+_OWN_COMMAND = re.compile(r"^\s*\./([\w.+$(){}/-]*[\w)}])(?:\s+(.*))?$")
 #: where a shell command's arguments end
 _SHELL_END = re.compile(r"\s*(?:[0-9]?[<>]|&>|[|;&])")
 
 
+def own_command_args(line: str) -> list[str] | None:
+    """The arguments of *line* when it is a shell command starting an executable of its
+    own folder (``./hotspot 512 2 2 in out > log``), up to a redirection, pipe or command
+    separator; None when it is another command."""
+    m = _OWN_COMMAND.match(line.split("#", 1)[0])
+    if not m:
+        return None
+    return _words(_SHELL_END.split(" " + (m.group(2) or ""), 1)[0])
+
+
+def _words(text: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
+
+
 def run_script_args(program_dir: Path) -> list[str] | None:
     """Arguments of the folder's run script (:data:`RUN_SCRIPTS`): its first command that
-    starts an executable of the folder itself (``./hotspot 512 2 2 in out``), up to a
-    redirection, pipe or command separator; None when no script has one."""
+    starts an executable of the folder itself (:func:`own_command_args`); None when no
+    script has one."""
     for name in RUN_SCRIPTS:
         script = program_dir / name
         if not script.is_file() or script.stat().st_size > 64 << 10:
             continue
         for line in script.read_text(errors="replace").splitlines():
-            m = _OWN_COMMAND.match(line.split("#", 1)[0])
-            if not m:
-                continue
-            rest = _SHELL_END.split(" " + (m.group(2) or ""), 1)[0]
-            try:
-                return shlex.split(rest)
-            except ValueError:
-                return rest.split()
+            args = own_command_args(line)
+            if args is not None:
+                return args
     return None
 
 
 def default_run_args(program_dir: Path) -> list[str]:
     """The arguments a program runs with when none are given: the Makefile's ``run`` target
-    (:func:`makefile_run_args`), else its run script's (:func:`run_script_args`), else none."""
-    return makefile_run_args(program_dir) or run_script_args(program_dir) or []
+    (:func:`makefile_run_command`), else its run script's (:func:`run_script_args`), else
+    none."""
+    cmd = makefile_run_command(program_dir)
+    if cmd is None:
+        cmd = run_script_args(program_dir)
+    return cmd or []
 
 
 def makefile_mentioned_sources(program_dir: Path, model: str) -> list[Path]:
