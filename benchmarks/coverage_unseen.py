@@ -24,6 +24,8 @@ kernel in a folder where the front end finds some, ``no-run-command`` when the p
 no arguments (no run target, no run script) and its run failed or launched nothing,
 ``partial-count`` when a launched kernel has no usable count, or ``stopped:<cause>`` when the
 run failed after counting some launches.
+A failed run whose arguments name a path the export lacks (a path with a folder in it) and
+whose error says a file could not be opened or read is ``missing-input`` too.
 A folder where the front end finds no kernel is still run: if the run counts launches, it is
 a miss (``front-end``); if the build finds no GPU code or the run launches nothing, it is not
 a GPU program in its default build and is listed apart, outside the share.
@@ -78,6 +80,9 @@ _KERNEL_TEXT = {ext: re.compile(rb"\b__global__\b") for ext in (".cu", ".cuh")} 
     ext: re.compile(rb"#\s*pragma\s+omp\s+target\b")
     for ext in (".c", ".cc", ".cpp", ".cxx", ".h", ".hpp")}
 _MAKEFILES = ("Makefile", "makefile", "GNUmakefile")
+#: a failed run's words for an input it could not read
+_READ_FAILED = re.compile(r"(could not|cannot|can't|unable to|failed to) (be )?(open|read|find)"
+                          r"|no such file|not found", re.I)
 _LINK = re.compile(r"undefined reference|undefined symbol|\bld(\.lld)?:|linker command failed")
 _LIBRARY = re.compile(r"\b(cublas|cufft|curand|cusparse|cusolver|cudnn|nccl|nvrtc|nvjpeg|npp|"
                       r"thrust|cub|mpi|hipblas|oneapi|mkl|tbb|opencv|boost)\w*", re.I)
@@ -185,6 +190,10 @@ def count_one(key: str, program_dir: Path, timeout: float) -> dict[str, Any]:
             type(e).__name__ if isinstance(e, RidgelineError) else f"internal-{type(e).__name__}")
         detail = str(getattr(e, "detail", "") or e)
         why, note = miss_cause(program_dir, rec["args"], cause, detail)
+        if why == cause in ("crash", "no-launch") and _READ_FAILED.search(detail):
+            gone = [a for a in argv if "/" in a and not (program_dir / a).exists()]
+            why, note = ("missing-input", f"arguments name files the export lacks: "
+                         f"{' '.join(gone)}; ") if gone else (why, note)
         rec["failure"] = {"cause": refine(why, detail, rec["args_from"]), "run_cause": cause,
                           "error_line": note + _first_error(detail), "detail": detail[:600]}
     rec.setdefault("kernels", [])
