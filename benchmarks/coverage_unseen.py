@@ -39,11 +39,14 @@ suite's top folder. Programs run in the order of a salted hash of their names
 and every fraction, is the same deterministic sample.
 
 Export the sources first (git-ignored, never committed):
-  scripts/export-snapshot.sh /work/.mirror/Scientific-Computing-Lab+gpuFLOPBench/repo src \\
+  scripts/export-snapshot.sh /work/.mirror/Scientific-Computing-Lab+gpuFLOPBench/repo src \
       external/gpuFLOPBench
   scripts/export-snapshot.sh /work/.mirror/yuhc+gpu-rodinia/repo cuda external/suites/rodinia
-  (likewise rodinia openmp, data, common; PolyBench-ACC CUDA, OpenMP, common; Parboil
-  benchmarks, common, datasets; SHOC src, data, config; each into external/suites/<suite>)
+  (likewise rodinia openmp and common; PolyBench-ACC CUDA, OpenMP and common; Parboil
+  benchmarks, common and datasets; SHOC src, data and config; each into
+  external/suites/<suite>). Rodinia's data: that snapshot has none, so ``data`` comes from
+  github:Munksgaard/rodinia (the copy the OpenCL suites benchmark uses), with its git-annex
+  links (text files naming ``.git/annex/objects``, whose content no snapshot has) removed.
 Run (resumable; programs already in --out are skipped):
   nice -n 10 python benchmarks/coverage_unseen.py run --out runs/coverage_unseen.jsonl
 Report:
