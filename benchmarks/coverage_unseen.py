@@ -294,7 +294,11 @@ def run(a: argparse.Namespace) -> None:
     done = read_results(out)
     progs = [(k, d) for k, d in all_programs(Path(a.src), Path(a.suites))
              if rank(k) < a.fraction and (not a.only or re.search(a.only, k))]
-    todo = [(k, d) for k, d in progs if k not in done][:a.limit or None]
+    # a program whose default arguments changed since its record (a counting-path rule)
+    # runs again
+    todo = [(k, d) for k, d in progs if k not in done or (
+        a.rerun_changed_args and done[k]["args"] != " ".join(args_found(d)[0]))]
+    todo = todo[:a.limit or None]
     print(f"{len(progs)} programs at fraction {a.fraction:g}, {len(todo)} to run "
           f"({len(done)} recorded); timeout {a.timeout:g} s", flush=True)
     tally: dict[str, int] = {}
@@ -327,6 +331,8 @@ def main() -> None:
                    help="run the programs whose sample rank is below this (1: all)")
     p.add_argument("--only", help="run only programs whose key matches this regex (testing)")
     p.add_argument("--limit", type=int, help="run at most this many programs now")
+    p.add_argument("--rerun-changed-args", action="store_true",
+                   help="run again the recorded programs whose default arguments differ now")
     p.add_argument("--summary", help="report: write the summary JSON here")
     p.add_argument("--any-order", action="store_true",
                    help="report: every recorded program, not only the sample order's prefix")

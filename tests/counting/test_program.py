@@ -238,19 +238,31 @@ def test_no_default_arguments_without_a_command_of_the_folder(tmp_path: Path) ->
     (tmp_path / "run.sh").write_text("./pathfinder 100000 100 20|tee log\n")
     assert default_run_args(tmp_path) == ["100000", "100", "20"]
     # a run target that starts the program without arguments is a command: no script
-    (tmp_path / "Makefile").write_text("run: $(program)\n\t$(LAUNCHER) ./$(program)\n")
+    (tmp_path / "Makefile").write_text("program = main\nrun: $(program)\n"
+                                       "\t$(LAUNCHER) ./$(program)\n")
     assert default_run_args(tmp_path) == []
 
 
-def test_run_target_commands_of_the_folder(tmp_path: Path) -> None:
-    mk = tmp_path / "Makefile"
-    mk.write_text("run: process $(program)\n        # compression\n"
-                  "\t$(LAUNCHER) ./$(program) msg_sp.trace.out 1\n")
-    assert makefile_run_command(tmp_path) == ["msg_sp.trace.out", "1"]
-    mk.write_text("run: build\n\t$(LAUNCHER) ulimit -s unlimited\n"
-                  "\t$(LAUNCHER) ./$(OBJ_DIR)/$(EXEC_NAME) 10 > out.txt\n")
-    assert makefile_run_command(tmp_path) == ["10"]
-    mk.write_text("run: hybridsort\n\t$(LAUNCHER) ./hybridsort r\n\nclean:\n\t./x 1\n")
-    assert makefile_run_command(tmp_path) == ["r"]
-    mk.write_text("run: main\n\tmpirun -np 2 main\n")
-    assert makefile_run_command(tmp_path) is None
+@pytest.mark.parametrize(("recipe", "args"), [
+    # a comment line of any indent inside the recipe, a commented-out command
+    ("        # compression\n\t#$(LAUNCHER) ./$(program) 9\n"
+     "\t$(LAUNCHER) ./$(program) msg.out 1\n", ["msg.out", "1"]),
+    # another command first; the program under make variables; a redirection
+    ("\t$(LAUNCHER) ulimit -s unlimited\n\t./$(OBJ_DIR)/$(EXEC_NAME) 10 2>err > out\n",
+     ["10"]),
+    # environment assignments and a launcher before the program; variables expanded
+    ("\tGSL_RNG_SEED=123 ./$(program) $(DATA)/f9 -n 4\n", ["data/in/f9", "-n", "4"]),
+    ("\tmpirun -n 4 ./$(program) --num 40\n", ["--num", "40"]),
+    # continued lines; a quoted argument holding a ;
+    ("\t./$(program) -a 1 \\\n\t  -b 2\n", ["-a", "1", "-b", "2"]),
+    ("\t./$(program) -c 'read x.aig; resyn2'\n", ["-c", "read x.aig; resyn2"]),
+    # no command of the folder: another folder's, or run from another folder
+    ("\tmpirun -np 2 main\n", None),
+    ("\tcd dataset && ../$(program) mcmd.inp && cd ..\n", None),
+])
+def test_run_target_commands_of_the_folder(tmp_path: Path, recipe: str,
+                                           args: list[str] | None) -> None:
+    (tmp_path / "Makefile").write_text("program = main\nOBJ_DIR = obj\nEXEC_NAME = prog\n"
+                                       "DATA = data/in\nrun: build $(program)\n" + recipe +
+                                       "\nclean:\n\t./$(program) 5\n")
+    assert makefile_run_command(tmp_path) == args

@@ -261,55 +261,75 @@ def makefile_run_args(program_dir: Path) -> list[str]:
     return makefile_run_command(program_dir) or []
 
 
-#: the ``run`` target's recipe: tab-indented lines, with comment lines of any indent
-_RUN_RECIPE = re.compile(r"^run\s*:.*\n((?:(?:\t|[ ]*#).*\n?)+)", re.M)
-#: make variables a recipe line starts with before its command (``$(LAUNCHER) ./main``)
-_LEADING_VARS = re.compile(r"^\s*(?:\$[({]\w+[)}]\s+)*")
-
-
 def makefile_run_command(program_dir: Path) -> list[str] | None:
-    """Arguments of the Makefile's ``run`` target: its ``./$(program) ARGS`` line, else its
-    first command that starts a program of the folder (``./hybridsort r``,
-    ``./$(OBJ_DIR)/$(EXEC_NAME) 10``; see :func:`own_command_args`); None when it has no
-    such command."""
-    m = _RUN_RECIPE.search(_makefile(program_dir))
-    if not m:
-        return None
-    lines = [ln for ln in m.group(1).splitlines() if not ln.lstrip().startswith("#")]
-    for line in lines:
-        mm = re.search(r"\./\$\(program\)\s*(.*)$", line)
-        if mm:
-            return _words(mm.group(1))
-    for line in lines:
-        args = own_command_args(_LEADING_VARS.sub("", line))
+    """Arguments of the Makefile's ``run`` target: its first command that starts a program of
+    the folder (``./$(program) 100 7``, ``./hybridsort r``, ``./$(OBJ_DIR)/$(EXEC_NAME) 10``;
+    see :func:`own_command_args`), read from the active lines with the Makefile's variables
+    expanded (``$(src)/data/in.img``) and its comments dropped; None when it has none."""
+    for cmd in _recipe(makefile_active_lines(program_dir), "run"):
+        args = own_command_args(cmd)
         if args is not None:
             return args
     return None
 
 
+def _recipe(lines: list[str], target: str) -> list[str]:
+    """The recipe lines of *target*'s rules among expanded makefile lines (whole lines: a
+    quoted argument may hold a ``;``)."""
+    out: list[str] = []
+    mine = False
+    for line in lines:
+        if line.startswith("\t"):
+            if mine and line.strip():
+                out.append(line.strip())
+            continue
+        m = _RULE.match(line)
+        if m:
+            mine = target in m.group(1).split()
+        elif line.strip():
+            mine = False
+    return out
+
+
 #: shell scripts a suite ships beside a program to run it with its usual arguments
 RUN_SCRIPTS = ("run", "run.sh")
-#: a command that starts an executable of its own folder: ``./NAME ARGS``
-_OWN_COMMAND = re.compile(r"^\s*\./([\w.+$(){}/-]*[\w)}])(?:\s+(.*))?$")
-#: where a shell command's arguments end
-_SHELL_END = re.compile(r"\s*(?:[0-9]?[<>]|&>|[|;&])")
+#: shell control operators and redirections, as shlex's punctuation tokens
+_SHELL_OPS = set("();<>|&")
+#: the operators between two commands
+_SEPARATORS = {"&&", "||", ";", "|", "&", "|&", "(", ")", ";;"}
 
 
 def own_command_args(line: str) -> list[str] | None:
-    """The arguments of *line* when it is a shell command starting an executable of its
-    own folder (``./hotspot 512 2 2 in out > log``), up to a redirection, pipe or command
-    separator; None when it is another command."""
-    m = _OWN_COMMAND.match(line.split("#", 1)[0])
-    if not m:
-        return None
-    return _words(_SHELL_END.split(" " + (m.group(2) or ""), 1)[0])
-
-
-def _words(text: str) -> list[str]:
+    """The arguments of the first command in the shell *line* that starts an executable of
+    its own folder (a word ``./NAME``, after any environment assignments or launcher: ``N=1
+    ./hotspot 512 in``, ``mpirun -n 4 ./main 10``), up to a redirection, pipe or command
+    separator; None when no command does, or when an earlier one changes the folder
+    (``cd data && ../main``)."""
+    text = re.sub(r"(?<=\s)[0-9]+(?=[<>])", "", line)  # 2>err: a redirection, not "2"
+    lex = shlex.shlex(text, posix=True, punctuation_chars=True)
+    lex.whitespace_split = True
     try:
-        return shlex.split(text)
+        tokens = list(lex)
     except ValueError:
-        return text.split()
+        return None
+    segments: list[list[str]] = [[]]
+    for t in tokens:
+        if t in _SEPARATORS:
+            segments.append([])
+        else:
+            segments[-1].append(t)
+    for seg in segments:
+        if seg and seg[0] == "cd":
+            return None
+        at = next((j for j, w in enumerate(seg) if w.startswith("./") and len(w) > 2), None)
+        if at is not None:
+            args = []
+            for w in seg[at + 1:]:
+                if set(w) <= _SHELL_OPS:  # a redirection: the rest is its file
+                    break
+                args.append(w)
+            return args
+    return None
 
 
 def run_script_args(program_dir: Path) -> list[str] | None:
