@@ -192,19 +192,40 @@ def count_one(key: str, program_dir: Path, timeout: float) -> dict[str, Any]:
         cause = getattr(e, "cause", None) or (
             type(e).__name__ if isinstance(e, RidgelineError) else f"internal-{type(e).__name__}")
         detail = str(getattr(e, "detail", "") or e)
-        why, note = miss_cause(program_dir, rec["args"], cause, detail)
-        if why == cause in ("crash", "no-launch") and _READ_FAILED.search(detail):
-            gone = [a for a in argv if "/" in a and not (program_dir / a).exists()]
-            why, note = ("missing-input", f"arguments name files the export lacks: "
-                         f"{' '.join(gone)}; ") if gone else (why, note)
-        rec["failure"] = {"cause": refine(why, detail, rec["args_from"]), "run_cause": cause,
-                          "error_line": note + _first_error(detail), "detail": detail[:600]}
+        rec["failure"] = {"run_cause": cause, "detail": detail[:2000]}
     rec.setdefault("kernels", [])
     rec.setdefault("language", "")
     rec["seconds"] = round(time.monotonic() - t0, 2)
     rec["records"], rec["stopped"] = recs[:200], stopped
+    classify(rec, program_dir)
     judge(rec)
     return rec
+
+
+#: failures of a run (not of its build), which an absent input can explain
+_RUN_CAUSES = ("crash", "no-launch", "missing-input", "timeout", "memory")
+
+
+def classify(rec: dict[str, Any], program_dir: Path) -> None:
+    """The cause and first error line of a failed program (module docstring): a run that
+    failed for want of an input the export lacks is ``missing-input``, whatever it died of
+    (:func:`counting_defaults.miss_cause`, or its error saying a file could not be read
+    while its arguments name a path the export lacks); then :func:`refine`."""
+    f = rec.get("failure")
+    if not f:
+        return
+    cause, detail = f["run_cause"], f["detail"]
+    why, note = cause, ""
+    if cause in _RUN_CAUSES:
+        why, note = miss_cause(program_dir, rec["args"], cause, detail)
+        if why == cause != "missing-input" and _READ_FAILED.search(detail):
+            gone = [a for a in rec["args"].split()
+                    if "/" in a and not (program_dir / a).exists()]
+            if gone:
+                why, note = "missing-input", ("arguments name files the export lacks: "
+                                              f"{' '.join(gone)}; ")
+    f["cause"] = refine(why, detail, rec["args_from"])
+    f["error_line"] = note + _first_error(detail)
 
 
 def _run(program_dir: Path, names: list[str], timeout: float
@@ -346,7 +367,11 @@ def main() -> None:
         from coverage_unseen_report import report
 
         programs = all_programs(Path(a.src), Path(a.suites))
-        report(read_results(Path(a.out)), [k for k, _ in programs], a.summary, a.any_order)
+        results = read_results(Path(a.out))
+        for k, d in programs:
+            if k in results:
+                classify(results[k], d)
+        report(results, [k for k, _ in programs], a.summary, a.any_order)
 
 
 if __name__ == "__main__":
