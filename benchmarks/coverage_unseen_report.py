@@ -118,6 +118,7 @@ def report(results: dict[str, dict[str, Any]], order: list[str], summary: str | 
         r.pop("misses_by_cause")
         r.pop("no_gpu_kernels")
     _print(out)
+    print(markdown(out))
     if summary:
         Path(summary).write_text(json.dumps(out, indent=1) + "\n")
         print(f"wrote {summary}")
@@ -156,3 +157,22 @@ def _print(out: dict[str, Any]) -> None:
         print(f"{g:22} {f['programs_run']:>4} {f['programs_with_kernels']:>4} "
               f"{f['covered']:>4} {share:>6} {f['kernels_counted']:>4}/{f['kernels_found']:<4} "
               f"{f['seconds_median'] or 0:>6} {f['seconds_p95'] or 0:>6}  {causes}")
+
+
+def markdown(out: dict[str, Any]) -> str:
+    """The figures as the Markdown table and cause list of docs/RESULTS.md."""
+    lines = ["| suite | programs run | with kernels | covered | kernels counted / found "
+             "(not launched) | s/program median / p95 |", "|---|---|---|---|---|---|"]
+    rows = {**out["groups"], "outside suites": out["outside_suites"],
+            "overall": out["overall"]}
+    for g, f in rows.items():
+        share = "-" if f["covered_share"] is None else f"{f['covered_share']:.1%}"
+        lines.append(f"| {g} | {f['programs_run']} | {f['programs_with_kernels']} | "
+                     f"{f['covered']} = {share} | {f['kernels_counted']}/{f['kernels_found']} "
+                     f"({f['kernels_not_launched']}) | {f['seconds_median']} / "
+                     f"{f['seconds_p95']} |")
+    lines.append("")
+    for g, f in rows.items():
+        causes = ", ".join(f"{c} {m['programs']}" for c, m in f["misses_by_cause"].items())
+        lines.append(f"- {g}: {causes or 'none'}")
+    return "\n".join(lines)
