@@ -241,9 +241,11 @@ def _run(program_dir: Path, names: list[str], timeout: float
 
 
 def _first_error(detail: str) -> str:
+    """The first error line, a link's first missing symbol rather than the linker's summary."""
     from ridgeline.predictors.batch_predict import first_error_line
 
-    return first_error_line(detail)
+    m = re.search(r"undefined (reference to|symbol:?) .*$", detail, re.M)
+    return first_error_line(m.group(0) if m else detail)
 
 
 def judge(rec: dict[str, Any]) -> None:
