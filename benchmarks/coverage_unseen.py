@@ -21,7 +21,8 @@ cause: the run's own (``compile``, ``crash``, ``timeout``, ``memory``, ``missing
 ``no-launch``, ...), ``link`` or ``unsupported-library`` when a failed build's first error
 or an unsupported run names a library, ``no-gpu-code-found`` when the counting path finds no
 kernel in a folder where the front end finds some, ``no-run-command`` when the program found
-no arguments (no run target, no run script) and its run failed or launched nothing,
+no arguments (no run target, no run script) and its run failed or launched nothing, ``usage``
+when a run with the arguments found fails printing its usage,
 ``partial-count`` when a launched kernel has no usable count, or ``stopped:<cause>`` when the
 run failed after counting some launches.
 A failed run whose arguments name a path the export lacks (a path with a folder in it) and
@@ -160,6 +161,8 @@ def refine(cause: str, detail: str, args_from: str) -> str:
         return "unsupported-library"
     if args_from == "none" and cause in ("crash", "no-launch", "missing-input"):
         return "no-run-command"
+    if cause in ("crash", "no-launch") and re.search(r"\busage\b", detail[:300], re.I):
+        return "usage"
     return cause
 
 
