@@ -12,10 +12,12 @@ count cache (``--cache``, through $RIDGELINE_CACHE) keeps other runs' entries ou
 
 Definition. The *requested* kernels of a program are every kernel the front end finds in its
 folder (CUDA ``__global__`` functions, OpenMP target regions as ``<function>_l<line>``). A
-program is *covered* when its run ends without failure (it exits, or is stopped on purpose
-once every requested kernel has a counted launch), at least one requested kernel is counted,
-and every requested kernel the run launched has a usable counted launch
-(:func:`~ridgeline.predictors.counted.record_for`). Requested kernels the run never launches
+program is *covered* when at least one requested kernel is counted, every requested kernel
+the run launched has a usable counted launch
+(:func:`~ridgeline.predictors.counted.record_for`), and its run ends without failure (it
+exits, or is stopped on purpose once every requested kernel has a counted launch) or fails
+only after every requested kernel was counted (reported apart as
+``stopped-after-counting``). Requested kernels the run never launches
 (other code paths, other arguments) are reported apart. Anything else is a miss with one
 cause: the run's own (``compile``, ``crash``, ``timeout``, ``memory``, ``missing-input``,
 ``no-launch``, ...), ``link`` or ``unsupported-library`` when a failed build's first error
@@ -286,6 +288,10 @@ def judge(rec: dict[str, Any]) -> None:
                    cause="front-end" if recs else "no-launch",
                    error_line=f"the front end found no kernel; the run counted {len(recs)} "
                               "launch(es)")
+    elif stopped and set(status.values()) == {"counted"}:
+        # it failed after its last requested kernel (a check of results the sampled
+        # launches left partial, a later crash): nothing it was asked for is lost
+        rec.update(outcome="covered", cause="stopped-after-counting", error_line=stopped)
     elif stopped:
         rec.update(cause="stopped:" + stopped.split(":", 1)[0], error_line=stopped)
     elif "launched-uncounted" in status.values():

@@ -53,6 +53,8 @@ def figures(recs: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "programs_run": len(recs), "programs_with_kernels": len(gpu),
         "covered": len(covered), "covered_share": _share(len(covered), len(gpu)),
+        "covered_run_failed_after": sum(r["cause"] == "stopped-after-counting"
+                                        for r in covered),
         "kernels_found": found, "kernels_counted": status["counted"],
         "kernels_counted_share": _share(status["counted"], found),
         "kernels_launched_uncounted": status["launched-uncounted"],
@@ -161,14 +163,16 @@ def _print(out: dict[str, Any]) -> None:
 
 def markdown(out: dict[str, Any]) -> str:
     """The figures as the Markdown table and cause list of docs/RESULTS.md."""
-    lines = ["| suite | programs run | with kernels | covered | kernels counted / found "
-             "(not launched) | s/program median / p95 |", "|---|---|---|---|---|---|"]
+    lines = ["| suite | programs run | with kernels | covered (run failed after) | kernels "
+             "counted / found (not launched) | s/program median / p95 |",
+             "|---|---|---|---|---|---|"]
     rows = {**out["groups"], "outside suites": out["outside_suites"],
             "overall": out["overall"]}
     for g, f in rows.items():
         share = "-" if f["covered_share"] is None else f"{f['covered_share']:.1%}"
         lines.append(f"| {g} | {f['programs_run']} | {f['programs_with_kernels']} | "
-                     f"{f['covered']} = {share} | {f['kernels_counted']}/{f['kernels_found']} "
+                     f"{f['covered']} = {share} ({f['covered_run_failed_after']}) | "
+                     f"{f['kernels_counted']}/{f['kernels_found']} "
                      f"({f['kernels_not_launched']}) | {f['seconds_median']} / "
                      f"{f['seconds_p95']} |")
     lines.append("")
