@@ -266,3 +266,15 @@ def test_run_target_commands_of_the_folder(tmp_path: Path, recipe: str,
                                        "DATA = data/in\nrun: build $(program)\n" + recipe +
                                        "\nclean:\n\t./$(program) 5\n")
     assert makefile_run_command(tmp_path) == args
+
+
+def test_a_lowercase_makefile_is_read(tmp_path: Path) -> None:
+    (tmp_path / "kernel").mkdir()
+    (tmp_path / "main.c").write_text("int main(void) { return 0; }\n")
+    (tmp_path / "kernel" / "k.cu").write_text("__global__ void k(void) {}\n")
+    (tmp_path / "makefile").write_text(
+        "a.out: main.o kernel/k.o\n\tnvcc main.o kernel/k.o\n"
+        "main.o: main.c\n\tgcc -c main.c\nkernel/k.o: kernel/k.cu\n\tnvcc -c kernel/k.cu\n"
+        "run: a.out\n\t./a.out -boxes1d 10\n")
+    assert [p.name for p in sources_of(tmp_path, "cuda")] == ["main.c", "k.cu"]
+    assert makefile_run_command(tmp_path) == ["-boxes1d", "10"]

@@ -24,8 +24,13 @@ _SRC_EXT = {"omp": (".cpp", ".c", ".cc", ".cxx"), "cuda": (".cu", ".cpp", ".c", 
 
 
 def _makefile(program_dir: Path) -> str:
-    mk = program_dir / "Makefile"
-    return mk.read_text(errors="replace") if mk.exists() else ""
+    """The folder's makefile under any of the names make reads, in the order the build
+    flags take them (``BuildFlags.from_makefile``); "" when it has none."""
+    for name in ("Makefile", "makefile", "GNUmakefile"):
+        mk = program_dir / name
+        if mk.is_file():
+            return mk.read_text(errors="replace")
+    return ""
 
 
 def sources_of(program_dir: Path, model: str) -> list[Path]:
