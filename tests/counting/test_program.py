@@ -8,10 +8,12 @@ import pytest
 
 from ridgeline.counting.program import (
     compile_commands_defines,
+    default_run_args,
     makefile_defines,
     makefile_fast_math,
     makefile_host_openmp,
     makefile_nvcc_flags,
+    makefile_run_command,
     makefile_std,
     sources_of,
 )
@@ -214,3 +216,65 @@ def test_compile_commands_fast_math(tmp_path: Path) -> None:
     assert compile_commands_fast_math(cc, "bs-cuda")
     assert not compile_commands_fast_math(cc, "other-cuda")
     assert not compile_commands_fast_math(cc, "absent-cuda")
+
+
+def test_default_arguments_from_the_makefile_then_the_run_script(tmp_path: Path) -> None:
+    (tmp_path / "run").write_text(
+        "# There are three datasets:\n"
+        "bin/other ../data/x.txt\n"
+        "./hotspot 512 2 2 ../../data/temp_512 'out file.txt' > result.txt # first\n"
+        "./hotspot 1024 2 2 ../../data/temp_1024 out.txt\n")
+    assert default_run_args(tmp_path) == ["512", "2", "2", "../../data/temp_512",
+                                          "out file.txt"]
+    (tmp_path / "Makefile").write_text("program = main\nrun: $(program)\n"
+                                       "\t./$(program) 100 7\n")
+    assert default_run_args(tmp_path) == ["100", "7"]
+
+
+def test_no_default_arguments_without_a_command_of_the_folder(tmp_path: Path) -> None:
+    assert default_run_args(tmp_path) == []
+    (tmp_path / "run.sh").write_text("cuda/lud_cuda -s 256 -v\n./ | ls\n")
+    assert default_run_args(tmp_path) == []
+    (tmp_path / "run.sh").write_text("./pathfinder 100000 100 20|tee log\n")
+    assert default_run_args(tmp_path) == ["100000", "100", "20"]
+    # a run target that starts the program without arguments is a command: no script
+    (tmp_path / "Makefile").write_text("program = main\nrun: $(program)\n"
+                                       "\t$(LAUNCHER) ./$(program)\n")
+    assert default_run_args(tmp_path) == []
+
+
+@pytest.mark.parametrize(("recipe", "args"), [
+    # a comment line of any indent inside the recipe, a commented-out command
+    ("        # compression\n\t#$(LAUNCHER) ./$(program) 9\n"
+     "\t$(LAUNCHER) ./$(program) msg.out 1\n", ["msg.out", "1"]),
+    # another command first; the program under make variables; a redirection
+    ("\t$(LAUNCHER) ulimit -s unlimited\n\t./$(OBJ_DIR)/$(EXEC_NAME) 10 2>err > out\n",
+     ["10"]),
+    # environment assignments and a launcher before the program; variables expanded
+    ("\tGSL_RNG_SEED=123 ./$(program) $(DATA)/f9 -n 4\n", ["data/in/f9", "-n", "4"]),
+    ("\tmpirun -n 4 ./$(program) --num 40\n", ["--num", "40"]),
+    # continued lines; a quoted argument holding a ;
+    ("\t./$(program) -a 1 \\\n\t  -b 2\n", ["-a", "1", "-b", "2"]),
+    ("\t./$(program) -c 'read x.aig; resyn2'\n", ["-c", "read x.aig; resyn2"]),
+    # no command of the folder: another folder's, or run from another folder
+    ("\tmpirun -np 2 main\n", None),
+    ("\tcd dataset && ../$(program) mcmd.inp && cd ..\n", None),
+])
+def test_run_target_commands_of_the_folder(tmp_path: Path, recipe: str,
+                                           args: list[str] | None) -> None:
+    (tmp_path / "Makefile").write_text("program = main\nOBJ_DIR = obj\nEXEC_NAME = prog\n"
+                                       "DATA = data/in\nrun: build $(program)\n" + recipe +
+                                       "\nclean:\n\t./$(program) 5\n")
+    assert makefile_run_command(tmp_path) == args
+
+
+def test_a_lowercase_makefile_is_read(tmp_path: Path) -> None:
+    (tmp_path / "kernel").mkdir()
+    (tmp_path / "main.c").write_text("int main(void) { return 0; }\n")
+    (tmp_path / "kernel" / "k.cu").write_text("__global__ void k(void) {}\n")
+    (tmp_path / "makefile").write_text(
+        "a.out: main.o kernel/k.o\n\tnvcc main.o kernel/k.o\n"
+        "main.o: main.c\n\tgcc -c main.c\nkernel/k.o: kernel/k.cu\n\tnvcc -c kernel/k.cu\n"
+        "run: a.out\n\t./a.out -boxes1d 10\n")
+    assert [p.name for p in sources_of(tmp_path, "cuda")] == ["main.c", "k.cu"]
+    assert makefile_run_command(tmp_path) == ["-boxes1d", "10"]

@@ -31,7 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("program_dir", metavar="PROGRAM_DIR", help="folder with the program sources")
     p.add_argument("--args", default=None,
-                   help="program arguments as one string (default: the Makefile's run target)")
+                   help="program arguments as one string (default: the Makefile's run target, "
+                   "else the first command of the folder's run or run.sh script that "
+                   "starts ./PROGRAM)")
     p.add_argument("--kernel", help="count only kernels whose name contains this; the run "
                    "stops once a kernel of this name has its --launches counted")
     p.add_argument("--launches", type=int, default=2, help="launches counted per kernel")

@@ -240,9 +240,9 @@ def count_run(program_dir: str | Path, args: str | list[str] | None = None,
         raise UsageError(f"sampled blocks: need 1 <= --sample-min ({sample_blocks}) <= "
                          f"--sample-max ({sample_max})")
     if args is None:
-        from ridgeline.counting.program import makefile_run_args
+        from ridgeline.counting.program import default_run_args
 
-        argv = makefile_run_args(pdir)
+        argv = default_run_args(pdir)
     elif isinstance(args, str):
         argv = shlex.split(args)
     else:

@@ -14,7 +14,8 @@ from ridgeline.sources.makefile import defines_in, includes_in, std_in
 
 __all__ = ["sources_of", "library_sources", "makefile_defines", "makefile_fast_math",
            "makefile_no_fmad", "makefile_host_openmp",
-           "makefile_includes", "makefile_run_args",
+           "makefile_includes", "makefile_run_args", "makefile_run_command",
+           "own_command_args", "run_script_args", "default_run_args",
            "makefile_std", "makefile_active_lines", "makefile_mentioned_sources",
            "makefile_cxx_driver", "sibling_ports", "compile_commands_defines",
            "run_build_flags", "compile_commands_fast_math"]
@@ -23,8 +24,13 @@ _SRC_EXT = {"omp": (".cpp", ".c", ".cc", ".cxx"), "cuda": (".cu", ".cpp", ".c", 
 
 
 def _makefile(program_dir: Path) -> str:
-    mk = program_dir / "Makefile"
-    return mk.read_text(errors="replace") if mk.exists() else ""
+    """The folder's makefile under any of the names make reads, in the order the build
+    flags take them (``BuildFlags.from_makefile``); "" when it has none."""
+    for name in ("Makefile", "makefile", "GNUmakefile"):
+        mk = program_dir / name
+        if mk.is_file():
+            return mk.read_text(errors="replace")
+    return ""
 
 
 def sources_of(program_dir: Path, model: str) -> list[Path]:
@@ -255,18 +261,105 @@ def makefile_std(program_dir: Path) -> str:
 
 
 def makefile_run_args(program_dir: Path) -> list[str]:
-    """Arguments of the Makefile's ``run`` target (``./$(program) ARGS``)."""
-    m = re.search(r"^run\s*:.*\n((?:\t.*\n?)+)", _makefile(program_dir), re.M)
-    if not m:
-        return []
-    for line in m.group(1).splitlines():
-        mm = re.search(r"\./\$\(program\)\s*(.*)$", line)
-        if mm:
-            try:
-                return shlex.split(mm.group(1))
-            except ValueError:
-                return mm.group(1).split()
-    return []
+    """Arguments of the Makefile's ``run`` target (:func:`makefile_run_command`; none when
+    it has no command)."""
+    return makefile_run_command(program_dir) or []
+
+
+def makefile_run_command(program_dir: Path) -> list[str] | None:
+    """Arguments of the Makefile's ``run`` target: its first command that starts a program of
+    the folder (``./$(program) 100 7``, ``./hybridsort r``, ``./$(OBJ_DIR)/$(EXEC_NAME) 10``;
+    see :func:`own_command_args`), read from the active lines with the Makefile's variables
+    expanded (``$(src)/data/in.img``) and its comments dropped; None when it has none."""
+    for cmd in _recipe(makefile_active_lines(program_dir), "run"):
+        args = own_command_args(cmd)
+        if args is not None:
+            return args
+    return None
+
+
+def _recipe(lines: list[str], target: str) -> list[str]:
+    """The recipe lines of *target*'s rules among expanded makefile lines (whole lines: a
+    quoted argument may hold a ``;``)."""
+    out: list[str] = []
+    mine = False
+    for line in lines:
+        if line.startswith("\t"):
+            if mine and line.strip():
+                out.append(line.strip())
+            continue
+        m = _RULE.match(line)
+        if m:
+            mine = target in m.group(1).split()
+        elif line.strip():
+            mine = False
+    return out
+
+
+#: shell scripts a suite ships beside a program to run it with its usual arguments
+RUN_SCRIPTS = ("run", "run.sh")
+#: shell control operators and redirections, as shlex's punctuation tokens
+_SHELL_OPS = set("();<>|&")
+#: the operators between two commands
+_SEPARATORS = {"&&", "||", ";", "|", "&", "|&", "(", ")", ";;"}
+
+
+def own_command_args(line: str) -> list[str] | None:
+    """The arguments of the first command in the shell *line* that starts an executable of
+    its own folder (a word ``./NAME``, after any environment assignments or launcher: ``N=1
+    ./hotspot 512 in``, ``mpirun -n 4 ./main 10``), up to a redirection, pipe or command
+    separator; None when no command does, or when an earlier one changes the folder
+    (``cd data && ../main``)."""
+    text = re.sub(r"(?<=\s)[0-9]+(?=[<>])", "", line)  # 2>err: a redirection, not "2"
+    lex = shlex.shlex(text, posix=True, punctuation_chars=True)
+    lex.whitespace_split = True
+    try:
+        tokens = list(lex)
+    except ValueError:
+        return None
+    segments: list[list[str]] = [[]]
+    for t in tokens:
+        if t in _SEPARATORS:
+            segments.append([])
+        else:
+            segments[-1].append(t)
+    for seg in segments:
+        if seg and seg[0] == "cd":
+            return None
+        at = next((j for j, w in enumerate(seg) if w.startswith("./") and len(w) > 2), None)
+        if at is not None:
+            args = []
+            for w in seg[at + 1:]:
+                if set(w) <= _SHELL_OPS:  # a redirection: the rest is its file
+                    break
+                args.append(w)
+            return args
+    return None
+
+
+def run_script_args(program_dir: Path) -> list[str] | None:
+    """Arguments of the folder's run script (:data:`RUN_SCRIPTS`): its first command that
+    starts an executable of the folder itself (:func:`own_command_args`); None when no
+    script has one."""
+    for name in RUN_SCRIPTS:
+        script = program_dir / name
+        if not script.is_file() or script.stat().st_size > 64 << 10:
+            continue
+        for line in script.read_text(errors="replace").splitlines():
+            args = own_command_args(line)
+            if args is not None:
+                return args
+    return None
+
+
+def default_run_args(program_dir: Path) -> list[str]:
+    """The arguments a program runs with when none are given: the Makefile's ``run`` target
+    (:func:`makefile_run_command`), else its run script's (:func:`run_script_args`), else
+    none."""
+    cmd = makefile_run_command(program_dir)
+    if cmd is None:
+        cmd = run_script_args(program_dir)
+    return cmd or []
 
 
 def makefile_mentioned_sources(program_dir: Path, model: str) -> list[Path]:
