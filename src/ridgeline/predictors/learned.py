@@ -49,15 +49,24 @@ class LearnedPredictor(Predictor):
 
     def predict_frame(self, queries: Iterable[Query]) -> list[Prediction]:
         """Every row analysed on its own, the model asked once for the whole frame."""
-        rows = [(*self._launch_row(kernel, launch, gpu), gpu) for kernel, launch, gpu in queries]
+        rows, X, Y = self._frame(queries)
         if not rows:
             return []
-        frame = pd.DataFrame([lf for _, lf, _ in rows], columns=LAUNCH_COLUMNS + COUNTED_COLUMNS)
-        X = features_frame(frame, [gpu for _, _, gpu in rows])
-        Y = (self.model or shipped_model()).predict(X)
         said = time_notes(X, Y)
         return [self._prediction(a, lf, gpu, Y.iloc[i], said[i])
                 for i, (a, lf, gpu) in enumerate(rows)]
+
+    def _frame(self, queries: Iterable[Query]
+               ) -> tuple[list[tuple[KernelAnalysis, dict[str, float], GPU]], pd.DataFrame,
+                          pd.DataFrame]:
+        """The rows (analysis, launch and counted features, GPU), their feature frame and the
+        model's answers for it (empty frames when there is no row)."""
+        rows = [(*self._launch_row(kernel, launch, gpu), gpu) for kernel, launch, gpu in queries]
+        if not rows:
+            return [], pd.DataFrame(), pd.DataFrame()
+        frame = pd.DataFrame([lf for _, lf, _ in rows], columns=LAUNCH_COLUMNS + COUNTED_COLUMNS)
+        X = features_frame(frame, [gpu for _, _, gpu in rows])
+        return rows, X, (self.model or shipped_model()).predict(X)
 
     def _launch_row(self, kernel: KernelRef, launch: Launch, gpu: GPU
                     ) -> tuple[KernelAnalysis, dict[str, float]]:

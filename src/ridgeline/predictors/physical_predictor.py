@@ -18,11 +18,7 @@ import pandas as pd
 
 from ridgeline.errors import SchemaError
 from ridgeline.hardware import GPU, Counts, time_lower_bound
-from ridgeline.launch import KernelRef, Launch
-from ridgeline.learning.columns import features_frame
-from ridgeline.learning.counted_columns import COUNTED_COLUMNS, has_counts
-from ridgeline.learning.featvec import LAUNCH_COLUMNS
-from ridgeline.learning.shipped import shipped_model
+from ridgeline.learning.counted_columns import has_counts
 from ridgeline.predictors.base import PREDICTORS, Prediction, Query
 from ridgeline.predictors.learned import LearnedPredictor
 from ridgeline.predictors.physical import (
@@ -102,17 +98,11 @@ class PhysicalPredictor(LearnedPredictor):
         super().__init__(model, counted)
         self.constants = constants
 
-    def predict(self, kernel: KernelRef, launch: Launch, gpu: GPU) -> Prediction:
-        return self.predict_frame([(kernel, launch, gpu)])[0]
-
     def predict_frame(self, queries: Iterable[Query]) -> list[Prediction]:
-        rows = [(*self._launch_row(kernel, launch, gpu), gpu) for kernel, launch, gpu in queries]
+        rows, X, Y = self._frame(queries)
         if not rows:
             return []
-        frame = pd.DataFrame([lf for _, lf, _ in rows], columns=LAUNCH_COLUMNS + COUNTED_COLUMNS)
         gpus = [gpu for _, _, gpu in rows]
-        X = features_frame(frame, gpus)
-        Y = (self.model or shipped_model()).predict(X)
         phys = physical_times(X, Y, gpus, self.constants)
         out = []
         for i, (a, lf, gpu) in enumerate(rows):
