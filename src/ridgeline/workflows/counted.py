@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ridgeline.errors import MissingDataError, RidgelineError, SchemaError
+from ridgeline.errors import MissingDataError, RidgelineError
 from ridgeline.evaluation.metrics import regression
 from ridgeline.evaluation.provenance import provenance
 from ridgeline.evaluation.regressors import grouped_split
@@ -121,30 +121,16 @@ def _spec(src: str, kernel: str, build_options: str) -> Any:
 
 def _row_launch(row: Any, build: BuildOptions, base_dir: str | None
                 ) -> tuple[RecordedLaunch, str]:
-    from ridgeline.datagen.features import infer_global_size
     from ridgeline.datagen.sizing import make_args
-    from ridgeline.workflows.regressors import parse_problems, row_build
+    from ridgeline.workflows.regressors import row_sizes, row_source
 
-    src = str(row["src"])
-    if not src.strip():
-        raise SchemaError("src is empty")
-    b = row_build(row, build, base_dir)
-    problem = parse_problems(src, b.cl_string())
-    if problem:
-        raise SchemaError(f"the kernel does not compile: {problem}")
+    src, b = row_source(row, build, base_dir)
     spec = _spec(src, str(row.get("kernel", "") or "").strip(), b.cl_string())
     gd, ld, args = (str(row.get(k, "") or "").strip() for k in ("global_dims", "local_dims",
                                                                "args"))
     if gd and args:
         return RecordedLaunch.from_json(src, spec.name, gd, ld, args, b.cl_string()), ""
-    try:
-        wg = int(float(row["wgsize"]))
-        transfer = float(row["transfer"]) if str(row["transfer"]).strip() else 0.0
-    except ValueError as e:
-        raise SchemaError(f"wgsize/transfer must be numbers: {e}") from None
-    if wg < 1:
-        raise SchemaError(f"wgsize must be >= 1, got {wg}")
-    g = infer_global_size(row["dataset"], transfer, spec)
+    g, wg, _ = row_sizes(row, spec)
     recs = [_record(a) for a in make_args(spec, g)]
     launch = RecordedLaunch(src, spec.name, (g,), (wg,), tuple(recs), b.cl_string())
     return launch, "arguments by datagen's convention (the row has no global_dims/args)"

@@ -137,10 +137,10 @@ def row_build(row: Any, build: BuildOptions, base_dir: str | None) -> BuildOptio
     return build.merged(BuildOptions.parse(text, base_dir, "build_options column"))
 
 
-def _prepare(row: Any, build: BuildOptions, base_dir: str | None = None) -> dict[str, Any]:
-    from ridgeline.datagen.args import kernel_spec
-    from ridgeline.datagen.features import infer_global_size
-
+def row_source(row: Any, build: BuildOptions, base_dir: str | None
+               ) -> tuple[str, BuildOptions]:
+    """A row's kernel text and build options, refused with the reason when the text is empty
+    or does not compile."""
     src = str(row["src"])
     if not src.strip():
         raise SchemaError("src is empty")
@@ -148,8 +148,15 @@ def _prepare(row: Any, build: BuildOptions, base_dir: str | None = None) -> dict
     problem = parse_problems(src, b.cl_string())
     if problem:
         raise SchemaError(f"the kernel does not compile: {problem}")
-    name = str(row.get("kernel", "") or "").strip()
-    spec = kernel_spec(src, kernel=name or None, build=b)
+    return src, b
+
+
+def row_sizes(row: Any, spec: Any) -> tuple[int, int, float]:
+    """(global size, work-group size, transfer) of a datagen-style row: ``wgsize`` and
+    ``transfer`` as given, the global size inferred from the dataset and transfer as datagen
+    sizes it."""
+    from ridgeline.datagen.features import infer_global_size
+
     try:
         wg = int(float(row["wgsize"]))
         transfer = float(row["transfer"]) if str(row["transfer"]).strip() else 0.0
@@ -157,7 +164,16 @@ def _prepare(row: Any, build: BuildOptions, base_dir: str | None = None) -> dict
         raise SchemaError(f"wgsize/transfer must be numbers: {e}") from None
     if wg < 1:
         raise SchemaError(f"wgsize must be >= 1, got {wg}")
-    g = infer_global_size(row["dataset"], transfer, spec)
+    return infer_global_size(row["dataset"], transfer, spec), wg, transfer
+
+
+def _prepare(row: Any, build: BuildOptions, base_dir: str | None = None) -> dict[str, Any]:
+    from ridgeline.datagen.args import kernel_spec
+
+    src, b = row_source(row, build, base_dir)
+    name = str(row.get("kernel", "") or "").strip()
+    spec = kernel_spec(src, kernel=name or None, build=b)
+    g, wg, transfer = row_sizes(row, spec)
     return {"src": src, "kernel": name, "global_size": g, "local_size": wg,
             "transfer": transfer, "build_options": b.cl_string()}
 
