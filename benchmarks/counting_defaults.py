@@ -28,6 +28,7 @@ import os
 import re
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -72,15 +73,31 @@ def jobs(rows: pd.DataFrame) -> list[tuple[str, str]]:
     return sorted(keys, key=lambda k: (is_sealed(k[0]), k))
 
 
-def read_results(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
-    """The latest record of each (program, arguments) in *path* (a rerun's replaces)."""
-    out: dict[tuple[str, str], dict[str, Any]] = {}
+def latest_records(path: Path, key: Callable[[dict[str, Any]], Any]
+                   ) -> dict[Any, dict[str, Any]]:
+    """The latest record of each *key* in the JSON-lines file *path* (a rerun's replaces)."""
+    out: dict[Any, dict[str, Any]] = {}
     if path.exists():
         for line in path.read_text().splitlines():
             if line.strip():
                 r = json.loads(line)
-                out[(r["source"], r["args"])] = r
+                out[key(r)] = r
     return out
+
+
+def read_results(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
+    """The latest record of each (program, arguments) in *path* (a rerun's replaces)."""
+    return latest_records(path, lambda r: (r["source"], r["args"]))
+
+
+def fresh_cache(out: Path, cache: Path, keep: bool) -> None:
+    """Counting runs cache into *cache* (``RIDGELINE_CACHE``), emptied when the results file
+    *out* is new unless *keep*; *out*'s folder made."""
+    if not out.exists() and cache.exists() and not keep:
+        shutil.rmtree(cache)  # a new results file starts from an empty cache
+    cache.mkdir(parents=True, exist_ok=True)
+    os.environ["RIDGELINE_CACHE"] = str(cache.resolve())
+    out.parent.mkdir(parents=True, exist_ok=True)
 
 
 _FILE_ARG = re.compile(r"[/\\]|\.[A-Za-z][A-Za-z0-9]{0,4}$")
@@ -186,11 +203,7 @@ def _waits_for_none(program_dir: Path, rows: pd.DataFrame, key: tuple[str, str])
 
 def run(a: argparse.Namespace) -> None:
     out, cache = Path(a.out), Path(a.cache)
-    if not out.exists() and cache.exists() and not a.keep_cache:
-        shutil.rmtree(cache)  # a new results file starts from an empty cache
-    cache.mkdir(parents=True, exist_ok=True)
-    os.environ["RIDGELINE_CACHE"] = str(cache.resolve())
-    out.parent.mkdir(parents=True, exist_ok=True)
+    fresh_cache(out, cache, a.keep_cache)
     rows = shared_rows()
     done = read_results(out)
     todo = [k for k in jobs(rows) if k not in done and (

@@ -62,15 +62,13 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import re
-import shutil
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from counting_defaults import GPUS, ROOT, SRC, miss_cause
+from counting_defaults import GPUS, ROOT, SRC, fresh_cache, latest_records, miss_cause
 
 from ridgeline.errors import RidgelineError
 from ridgeline.limits import COUNT_TIMEOUT_S
@@ -307,22 +305,12 @@ def judge(rec: dict[str, Any]) -> None:
 
 def read_results(path: Path) -> dict[str, dict[str, Any]]:
     """The latest record of each program in *path* (a rerun's replaces)."""
-    out: dict[str, dict[str, Any]] = {}
-    if path.exists():
-        for line in path.read_text().splitlines():
-            if line.strip():
-                r = json.loads(line)
-                out[r["program"]] = r
-    return out
+    return latest_records(path, lambda r: r["program"])
 
 
 def run(a: argparse.Namespace) -> None:
-    out, cache = Path(a.out), Path(a.cache)
-    if not out.exists() and cache.exists() and not a.keep_cache:
-        shutil.rmtree(cache)  # a new results file starts from an empty cache
-    cache.mkdir(parents=True, exist_ok=True)
-    os.environ["RIDGELINE_CACHE"] = str(cache.resolve())
-    out.parent.mkdir(parents=True, exist_ok=True)
+    out = Path(a.out)
+    fresh_cache(out, Path(a.cache), a.keep_cache)
     done = read_results(out)
     progs = [(k, d) for k, d in all_programs(Path(a.src), Path(a.suites))
              if rank(k) < a.fraction and (not a.only or re.search(a.only, k))]
